@@ -1,0 +1,59 @@
+/**
+ * The DynamoDB table layout, defined once: the CDK stack, the local start-up
+ * and the repository all read it, so they cannot drift.
+ */
+
+export type KeyAttribute = { readonly name: string; readonly type: 'S' };
+
+export interface TableLayout {
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+  readonly globalSecondaryIndexes: readonly {
+    readonly indexName: string;
+    readonly partitionKey: KeyAttribute;
+    readonly sortKey?: KeyAttribute;
+  }[];
+}
+
+/**
+ * Users of every owner's tool. The partition key is the user (tenant + normalised
+ * e-mail) and the sort key names the item, so a user's profile and all data
+ * associated with the user form one item collection.
+ */
+export const USERS_TABLE: TableLayout = {
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  globalSecondaryIndexes: [],
+};
+
+/**
+ * White-label owners and their API keys. A key item is addressed by the SHA-256
+ * digest of the key (one GetItem per lookup); the two sparse indexes serve the
+ * admin CLI (list an owner's keys, revoke a key by its id).
+ */
+export const OWNERS_TABLE: TableLayout = {
+  partitionKey: { name: 'pk', type: 'S' },
+  globalSecondaryIndexes: [
+    {
+      indexName: 'by-owner',
+      partitionKey: { name: 'owner_email', type: 'S' },
+      sortKey: { name: 'key_id', type: 'S' },
+    },
+    { indexName: 'by-key-id', partitionKey: { name: 'key_id', type: 'S' } },
+  ],
+};
+
+/** Sort key of a user's profile item; every other item in the collection is associated data. */
+export const PROFILE_SK = 'PROFILE';
+
+/** Primary key of a user's profile. */
+export const userKey = (ownerId: string, email: string) => ({ pk: userPk(ownerId, email), sk: PROFILE_SK });
+
+/** Partition key of a user's item collection, scoped to one owner's tool. */
+export const userPk = (ownerId: string, email: string) => `${ownerId}#${email}`;
+
+/** Primary key of an API key item (the key itself is never stored). */
+export const apiKeyKey = (digest: string) => ({ pk: `KEY#${digest}` });
+
+/** Primary key of an owner record. */
+export const ownerKey = (ownerEmail: string) => ({ pk: `OWNER#${ownerEmail}` });
