@@ -52,8 +52,11 @@ export const userKey = (ownerId: string, email: string) => ({ pk: userPk(ownerId
 /** Partition key of a user's item collection, scoped to one owner's tool. */
 export const userPk = (ownerId: string, email: string) => `${ownerId}#${email}`;
 
+/** Partition-key prefix of API key items. */
+export const API_KEY_PK_PREFIX = 'KEY#';
+
 /** Primary key of an API key item (the key itself is never stored). */
-export const apiKeyKey = (digest: string) => ({ pk: `KEY#${digest}` });
+export const apiKeyKey = (digest: string) => ({ pk: `${API_KEY_PK_PREFIX}${digest}` });
 
 /** Primary key of an owner record. */
 export const ownerKey = (ownerEmail: string) => ({ pk: `OWNER#${ownerEmail}` });

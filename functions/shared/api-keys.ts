@@ -1,0 +1,19 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Fixed, greppable prefix, so that secret scanners can find leaked keys. */
+export const API_KEY_PREFIX = 'wlk_';
+
+/** 256 random bits, base64url: 43 characters after the prefix. */
+const API_KEY_PATTERN = /^wlk_[A-Za-z0-9_-]{43}$/;
+
+/** Issues a new API key: shown once, stored only as its digest. */
+export function newApiKey(): { apiKey: string; keyId: string; digest: string } {
+  const apiKey = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { apiKey, keyId: `key_${randomBytes(8).toString('hex')}`, digest: digestApiKey(apiKey) };
+}
+
+/** SHA-256 of the key, hex: the only form in which a key is stored or compared. */
+export const digestApiKey = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex');
+
+/** Cheap shape check, so malformed keys never reach the database. */
+export const isWellFormedApiKey = (value: string): boolean => API_KEY_PATTERN.test(value);

@@ -1,0 +1,34 @@
+/** Every message the API returns, byte for byte as SPEC.md and CONTRACT.md give them. */
+
+import type { PasswordPolicy } from './config';
+
+export const MESSAGES = {
+  notFound: 'Not Found',
+  methodNotAllowed: 'Method Not Allowed',
+  tooManyRequests: 'Too Many Requests',
+  unauthorized: 'Unauthorized: Invalid or unauthorized API key.',
+  noOwner: 'No white label user found for api key',
+  bodyTooLarge: 'Request body too large.',
+  unsupportedMediaType: 'Content-Type must be application/json.',
+  notAnObject: 'Request body must be a JSON object.',
+  missingParameters: 'Missing required parameters.',
+  userEmailMissing: 'user_email is missing',
+  userEmailInvalid: 'user_email is invalid.',
+  shouldResetInvalid: 'should_reset_password must be "true" or "false".',
+  userExists: 'User already exists.',
+  userNotFound: 'User not found.',
+  createFailed: 'Failed to create user',
+  passwordReset: 'Password reset successfully.',
+  resetWhiteLabel: 'Unauthorized: Cannot reset password for a white label user.',
+  resetFailed: 'Failed to reset password.',
+  userDeleted: 'User and all associated data deleted successfully.',
+  deleteWhiteLabel: 'Unauthorized: Cannot delete a white label user.',
+  deleteFailed: 'Failed to delete user and associated data.',
+} as const;
+
+/** `Unknown parameter: <name>.` */
+export const unknownParameter = (name: string) => `Unknown parameter: ${name}.`;
+
+/** `<field> must be between <min> and <max> characters.` for the deployment's password policy. */
+export const passwordOutOfPolicy = (field: string, policy: PasswordPolicy) =>
+  `${field} must be between ${policy.minLength} and ${policy.maxLength} characters.`;

@@ -1,0 +1,41 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { digestApiKey, isWellFormedApiKey } from '../api-keys';
+import { ApiError } from '../errors';
+import { MESSAGES } from '../messages';
+import { authenticate } from '../owners';
+import type { Repository } from '../repository';
+import type { Owner } from '../users';
+
+export type AuthenticatedContext = Context & { owner: Owner };
+
+const MAX_CACHED_KEYS = 1_000;
+
+/**
+ * Looks the X-API-Key header up before the body is read. A warm function trusts
+ * a key it has resolved for `ttlMs`, so a revocation takes effect within that
+ * time; refusals are never cached. The cache is keyed by digest, never by key.
+ */
+export function apiKeyAuth(options: { repository: Repository; ttlMs: number }): MiddlewareObj<APIGatewayProxyEvent, unknown, Error, AuthenticatedContext> {
+  const cache = new Map<string, { owner: Owner; expiresAt: number }>();
+  return {
+    before: async (request) => {
+      const apiKey = request.event.headers['x-api-key'];
+      if (!apiKey || !isWellFormedApiKey(apiKey)) throw new ApiError(401, MESSAGES.unauthorized);
+      const digest = digestApiKey(apiKey);
+      const cached = cache.get(digest);
+      if (cached && cached.expiresAt > Date.now()) {
+        request.context.owner = cached.owner;
+        return;
+      }
+      const result = await authenticate(options.repository, apiKey);
+      if ('refused' in result) {
+        cache.delete(digest);
+        throw result.refused === 'no_owner' ? new ApiError(403, MESSAGES.noOwner) : new ApiError(401, MESSAGES.unauthorized);
+      }
+      if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
+      cache.set(digest, { owner: result.owner, expiresAt: Date.now() + options.ttlMs });
+      request.context.owner = result.owner;
+    },
+  };
+}

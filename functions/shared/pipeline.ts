@@ -1,0 +1,63 @@
+/**
+ * The one request pipeline every operation runs through, built once per cold start:
+ * access log → error shaping → header normalisation → API key → body → schema → operation.
+ */
+
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { type Config, config } from './config';
+import { createDocumentClient } from './dynamodb';
+import { logger } from './logger';
+import { accessLog } from './middleware/access-log';
+import { type AuthenticatedContext, apiKeyAuth } from './middleware/api-key-auth';
+import { parseBody } from './middleware/parse-body';
+import { shapeErrors } from './middleware/shape-errors';
+import { validateBody } from './middleware/validate-body';
+import { createRepository, type Repository } from './repository';
+import { operationSchemas } from './schemas';
+import type { Owner } from './users';
+
+const client = createDocumentClient({ endpoint: config.dynamodbEndpoint });
+const repository = createRepository(client, config);
+const schemas = operationSchemas(config.passwordPolicy);
+const auth = apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs });
+
+/** The process's shared dependencies; tests reach the client through this to inject storage faults. */
+export const dependencies = { client, repository, config };
+
+/** What an operation receives once the pipeline has authenticated and validated the request. */
+export interface OperationInput<Body> {
+  readonly body: Body;
+  readonly owner: Owner;
+  readonly repository: Repository;
+  readonly config: Config;
+}
+
+export interface OperationSpec<Body> {
+  readonly name: keyof typeof schemas;
+  /** SPEC.md's failure message, answered with 500 for anything unexpected. */
+  readonly failureMessage: string;
+  readonly run: (input: OperationInput<Body>) => Promise<APIGatewayProxyResult>;
+}
+
+/** A Lambda handler for API Gateway REST (v1 proxy) events. */
+export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** Wraps an operation in the shared pipeline; the result is the Lambda handler. */
+export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AuthenticatedContext>({ timeoutEarlyInMillis: 500 })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(accessLog(spec.name))
+    .use(shapeErrors(spec.failureMessage))
+    .use(httpHeaderNormalizer())
+    .use(auth)
+    .use(parseBody())
+    .use(validateBody(schemas[spec.name]))
+    .handler((event, context) =>
+      spec.run({ body: event.body as Body, owner: context.owner, repository, config }),
+    );
+  // The pipeline adds `owner` to the context; callers pass Lambda's plain one.
+  return handler as unknown as ApiHandler;
+}

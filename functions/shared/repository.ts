@@ -1,0 +1,292 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DocumentClient } from './dynamodb';
+import { API_KEY_PK_PREFIX, OWNERS_TABLE, PROFILE_SK, apiKeyKey, ownerKey, userKey, userPk } from './table-layout';
+
+/** A user's profile as stored. `white_label` is set only on owner accounts. */
+export interface UserRecord {
+  readonly ownerId: string;
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly shouldResetPassword: boolean;
+  readonly whiteLabel?: boolean;
+}
+
+/** An API key as stored: only its digest, never the key. */
+export interface ApiKeyRecord {
+  readonly digest: string;
+  readonly keyId: string;
+  readonly ownerId: string;
+  readonly ownerEmail: string;
+  readonly createdAt: string;
+  readonly revokedAt?: string;
+}
+
+export interface OwnerRecord {
+  readonly ownerId: string;
+  readonly ownerEmail: string;
+  readonly createdAt: string;
+}
+
+/** Why a conditional write on a user was refused. */
+export type Refusal = 'not_found' | 'white_label';
+
+const BATCH_SIZE = 25;
+const BATCHES_IN_FLIGHT = 4;
+
+/** All DynamoDB access, behind one small interface. */
+export function createRepository(db: DocumentClient, tables: { usersTableName: string; ownersTableName: string }) {
+  const Users = tables.usersTableName;
+  const Owners = tables.ownersTableName;
+  const now = () => new Date().toISOString();
+
+  /** Tells a refused conditional write apart from the item it found (ALL_OLD), without a second read. */
+  const refusal = (error: ConditionalCheckFailedException): Refusal => {
+    const old = error.Item ? unmarshall(error.Item as never) : undefined;
+    return old?.white_label ? 'white_label' : 'not_found';
+  };
+
+  return {
+    /** One conditional put; false when the e-mail already exists in this owner's tool. */
+    async createUser(user: UserRecord): Promise<boolean> {
+      const at = now();
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: Users,
+            Item: {
+              ...userKey(user.ownerId, user.email),
+              owner_id: user.ownerId,
+              user_email: user.email,
+              password_hash: user.passwordHash,
+              should_reset_password: user.shouldResetPassword,
+              created_at: at,
+              updated_at: at,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    /** One conditional update that refuses unknown users and white-label users alike. */
+    async setPasswordHash(ownerId: string, email: string, passwordHash: string): Promise<'updated' | Refusal> {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: Users,
+            Key: userKey(ownerId, email),
+            UpdateExpression: 'SET password_hash = :hash, updated_at = :at',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
+            ExpressionAttributeValues: { ':hash': passwordHash, ':at': now() },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return 'updated';
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return refusal(error);
+        throw error;
+      }
+    },
+
+    /** Sort keys of every item in the user's collection, and whether the profile is white-label. */
+    async listUserItems(ownerId: string, email: string): Promise<{ sortKeys: string[]; whiteLabel: boolean }> {
+      const sortKeys: string[] = [];
+      let whiteLabel = false;
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: Users,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': userPk(ownerId, email) },
+            ProjectionExpression: 'sk, white_label',
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          sortKeys.push(item.sk as string);
+          if (item.sk === PROFILE_SK && item.white_label) whiteLabel = true;
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return { sortKeys, whiteLabel };
+    },
+
+    /** Deletes items of the collection, 25 a batch, retrying what DynamoDB leaves unprocessed. */
+    async deleteUserItems(ownerId: string, email: string, sortKeys: readonly string[]): Promise<void> {
+      const pk = userPk(ownerId, email);
+      const batches: string[][] = [];
+      for (let i = 0; i < sortKeys.length; i += BATCH_SIZE) batches.push(sortKeys.slice(i, i + BATCH_SIZE));
+      const deleteBatch = async (batch: string[]) => {
+        let requests = batch.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } }));
+        for (let attempt = 0; requests.length > 0; attempt++) {
+          if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** Math.min(attempt, 6)));
+          if (attempt > 8) throw new Error('BatchWriteItem left items unprocessed after 8 retries');
+          const result = await db.send(new BatchWriteCommand({ RequestItems: { [Users]: requests } }));
+          requests = (result.UnprocessedItems?.[Users] ?? []) as typeof requests;
+        }
+      };
+      for (let i = 0; i < batches.length; i += BATCHES_IN_FLIGHT) {
+        await Promise.all(batches.slice(i, i + BATCHES_IN_FLIGHT).map(deleteBatch));
+      }
+    },
+
+    /** Deletes the profile last, on condition, so a half-done delete leaves the user visible for a retry. */
+    async deleteProfile(ownerId: string, email: string): Promise<'deleted' | Refusal> {
+      try {
+        await db.send(
+          new DeleteCommand({
+            TableName: Users,
+            Key: userKey(ownerId, email),
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return 'deleted';
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return refusal(error);
+        throw error;
+      }
+    },
+
+    /** Whether the owner's own account (the white-label user) still exists. */
+    async ownerAccountExists(ownerId: string, ownerEmail: string): Promise<boolean> {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: Users, Key: userKey(ownerId, ownerEmail), ProjectionExpression: 'white_label' }),
+      );
+      return Item?.white_label === true;
+    },
+
+    /** One GetItem by digest. */
+    async findApiKey(digest: string): Promise<ApiKeyRecord | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: Owners, Key: apiKeyKey(digest) }));
+      return Item && toApiKey(Item);
+    },
+
+    async findOwner(ownerEmail: string): Promise<OwnerRecord | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: Owners, Key: ownerKey(ownerEmail), ConsistentRead: true }));
+      return Item && { ownerId: Item.owner_id, ownerEmail: Item.owner_email, createdAt: Item.created_at };
+    },
+
+    /**
+     * Creates an owner, its own account (a white-label user of its own tool) and
+     * its first key in one transaction; false when the owner already exists.
+     */
+    async createOwner(owner: OwnerRecord, account: { passwordHash: string }, key: ApiKeyRecord): Promise<boolean> {
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: Owners,
+                  Item: { ...ownerKey(owner.ownerEmail), owner_id: owner.ownerId, owner_email: owner.ownerEmail, created_at: owner.createdAt },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              {
+                Put: {
+                  TableName: Users,
+                  Item: {
+                    ...userKey(owner.ownerId, owner.ownerEmail),
+                    owner_id: owner.ownerId,
+                    user_email: owner.ownerEmail,
+                    password_hash: account.passwordHash,
+                    should_reset_password: false,
+                    white_label: true,
+                    created_at: owner.createdAt,
+                    updated_at: owner.createdAt,
+                  },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              { Put: { TableName: Owners, Item: fromApiKey(key), ConditionExpression: 'attribute_not_exists(pk)' } },
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+          return false;
+        }
+        throw error;
+      }
+    },
+
+    async putApiKey(key: ApiKeyRecord): Promise<void> {
+      await db.send(new PutCommand({ TableName: Owners, Item: fromApiKey(key), ConditionExpression: 'attribute_not_exists(pk)' }));
+    },
+
+    async listApiKeys(ownerEmail: string): Promise<ApiKeyRecord[]> {
+      const index = OWNERS_TABLE.globalSecondaryIndexes[0]!.indexName;
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: Owners,
+          IndexName: index,
+          KeyConditionExpression: 'owner_email = :email',
+          ExpressionAttributeValues: { ':email': ownerEmail },
+        }),
+      );
+      return Items.map(toApiKey);
+    },
+
+    async findApiKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
+      const index = OWNERS_TABLE.globalSecondaryIndexes[1]!.indexName;
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: Owners,
+          IndexName: index,
+          KeyConditionExpression: 'key_id = :id',
+          ExpressionAttributeValues: { ':id': keyId },
+        }),
+      );
+      return Items[0] && toApiKey(Items[0]);
+    },
+
+    async revokeApiKey(digest: string): Promise<void> {
+      await db.send(
+        new UpdateCommand({
+          TableName: Owners,
+          Key: apiKeyKey(digest),
+          UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :at)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': now() },
+        }),
+      );
+    },
+  };
+}
+
+export type Repository = ReturnType<typeof createRepository>;
+
+const toApiKey = (item: Record<string, unknown>): ApiKeyRecord => ({
+  digest: (item.pk as string).slice(API_KEY_PK_PREFIX.length),
+  keyId: item.key_id as string,
+  ownerId: item.owner_id as string,
+  ownerEmail: item.owner_email as string,
+  createdAt: item.created_at as string,
+  ...(typeof item.revoked_at === 'string' && { revokedAt: item.revoked_at }),
+});
+
+const fromApiKey = (key: ApiKeyRecord) => ({
+  ...apiKeyKey(key.digest),
+  key_id: key.keyId,
+  owner_id: key.ownerId,
+  owner_email: key.ownerEmail,
+  created_at: key.createdAt,
+});

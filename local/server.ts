@@ -1,0 +1,131 @@
+/**
+ * The local HTTP server: it only turns an HTTP request into the API Gateway
+ * (REST, v1 proxy) event the Lambda handlers take, and their result back.
+ * Routing mirrors the deployed API: unknown path 404, other method 405.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { ApiHandler as Handler } from '../functions/shared/pipeline';
+import { handler as createUser } from '../functions/createUser/handler';
+import { handler as deleteUser } from '../functions/deleteUser/handler';
+import { handler as resetUserPassword } from '../functions/resetUserPassword/handler';
+import { MESSAGES } from '../functions/shared/messages';
+
+/** Path prefix of every operation; SPEC.md's endpoints are `{base_url}/v1/<operation>`. */
+export const API_PREFIX = '/v1';
+
+/** Each route's handler, and its failure message should the handler itself ever throw. */
+const ROUTES: Record<string, { handler: Handler; failureMessage: string }> = {
+  [`${API_PREFIX}/createUser`]: { handler: createUser, failureMessage: MESSAGES.createFailed },
+  [`${API_PREFIX}/resetUserPassword`]: { handler: resetUserPassword, failureMessage: MESSAGES.resetFailed },
+  [`${API_PREFIX}/deleteUser`]: { handler: deleteUser, failureMessage: MESSAGES.deleteFailed },
+};
+
+/** API Gateway's own payload limit; the handlers enforce the contract's 16 KiB. */
+const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** The deployed functions' timeout. */
+const FUNCTION_TIMEOUT_MS = 10_000;
+
+/** Creates (but does not start) the local server. */
+export function createLocalServer(): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const route = ROUTES[path];
+    if (!route) return send(res, json(404, MESSAGES.notFound));
+    if (req.method !== 'POST') return send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'POST' }));
+    invoke(req, path, route.handler).then(
+      (result) => send(res, result),
+      () => (res.headersSent ? res.destroy() : send(res, json(500, route.failureMessage))),
+    );
+  });
+}
+
+async function invoke(req: IncomingMessage, path: string, handler: Handler): Promise<APIGatewayProxyResult> {
+  const body = await readBody(req);
+  if (body === undefined) return json(413, MESSAGES.bodyTooLarge);
+  return handler(toEvent(req, path, body), lambdaContext(path));
+}
+
+function toEvent(req: IncomingMessage, path: string, body: string): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  // rawHeaders keeps the caller's spelling, as API Gateway does.
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const requestId = randomUUID();
+  return {
+    resource: path,
+    path,
+    httpMethod: 'POST',
+    headers,
+    multiValueHeaders,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: body === '' ? null : body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      authorizer: null,
+      httpMethod: 'POST',
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
+      path,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: path,
+      stage: 'local',
+    },
+  };
+}
+
+function lambdaContext(path: string): Context {
+  const deadline = Date.now() + FUNCTION_TIMEOUT_MS;
+  const functionName = path.slice(API_PREFIX.length + 1);
+  return {
+    awsRequestId: randomUUID(),
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** The body as UTF-8 text, or undefined when it exceeds the gateway's limit. */
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > GATEWAY_MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const json = (statusCode: number, message: string, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify({ message }),
+});
+
+function send(res: ServerResponse, result: APIGatewayProxyResult): void {
+  res.writeHead(result.statusCode, { ...result.headers, 'content-length': Buffer.byteLength(result.body) });
+  res.end(result.body);
+}
