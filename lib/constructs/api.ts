@@ -1,0 +1,178 @@
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The API's version prefix: every route lives under it. */
+export const API_VERSION_PATH = 'v1';
+
+/** API Gateway's own answers, in the contract's `{"message": ...}` shape and statuses. */
+export const GATEWAY_MESSAGES = {
+  notFound: '{"message":"Not Found"}',
+  methodNotAllowed: '{"message":"Method Not Allowed"}',
+  tooManyRequests: '{"message":"Too Many Requests"}',
+  tooLarge: '{"message":"Request body too large."}',
+  unauthorized: '{"message":"Unauthorized: Invalid or unauthorized API key."}',
+  // Gateway response templates do only variable substitution; messageString is already JSON-quoted.
+  passThrough: '{"message":$context.error.messageString}',
+} as const;
+
+export interface UserManagementApiProps {
+  /** Name of the REST API, unique per stage so metrics and consoles tell the stages apart. */
+  readonly apiName: string;
+  /** Stage name in the URL (`https://.../<stageName>/v1/...`). */
+  readonly stageName: string;
+  /** One handler per route: `POST /v1/<operation>`. */
+  readonly routes: Readonly<Record<string, IFunction>>;
+  /** Steady-state requests per second before API Gateway answers 429. */
+  readonly throttleRateLimit: number;
+  /** Burst above the steady rate. */
+  readonly throttleBurstLimit: number;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly accessLogRetention?: RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * Set API Gateway's account-wide CloudWatch role, which access logging needs once per account and region.
+   * @default true
+   */
+  readonly cloudWatchRole?: boolean;
+}
+
+/**
+ * The public REST API: one POST route per operation under /v1, stage throttling, JSON access logs,
+ * and gateway responses that keep the contract's messages for errors API Gateway answers itself.
+ */
+export class UserManagementApi extends Construct {
+  readonly api: RestApi;
+  readonly accessLogs: LogGroup;
+  /** The stage URL without a trailing slash: SPEC's base_url. */
+  readonly baseUrl: string;
+  /** The versioned root, `${baseUrl}/v1`. */
+  readonly versionedUrl: string;
+
+  constructor(scope: Construct, id: string, props: UserManagementApiProps) {
+    super(scope, id);
+    const removalPolicy = props.logRemovalPolicy ?? RemovalPolicy.RETAIN;
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy,
+    });
+
+    const cloudWatchRole = props.cloudWatchRole ?? true;
+    this.api = new RestApi(this, 'Api', {
+      restApiName: props.apiName,
+      description: 'User management for white-label tools: create users, reset passwords, delete users.',
+      // Callers are servers, not browsers: a regional endpoint skips the CloudFront hop of EDGE.
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      cloudWatchRole,
+      // Several stages share one account: deleting one stack must not take the account's role with it.
+      ...(cloudWatchRole && { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN }),
+      deployOptions: {
+        stageName: props.stageName,
+        throttlingRateLimit: props.throttleRateLimit,
+        throttlingBurstLimit: props.throttleBurstLimit,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: accessLogFormat(),
+        // Execution logs for errors only; never data traces, which would write request bodies
+        // (passwords) and headers (API keys) to CloudWatch.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: false,
+      },
+    });
+
+    const version = this.api.root.addResource(API_VERSION_PATH);
+    for (const [operation, handler] of Object.entries(props.routes)) {
+      const resource = version.addResource(operation);
+      resource.addMethod('POST', new LambdaIntegration(handler, { proxy: true, allowTestInvoke: false }));
+      // Any other method on a known path: 405 with Allow, answered by API Gateway itself. An explicit
+      // method always wins over ANY on the same resource, so POST still reaches the function.
+      resource.addMethod('ANY', methodNotAllowedIntegration(), {
+        methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }],
+      });
+    }
+
+    this.addGatewayResponses();
+
+    const stack = Stack.of(this);
+    this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
+    this.versionedUrl = `${this.baseUrl}/${API_VERSION_PATH}`;
+  }
+
+  private addGatewayResponses(): void {
+    const json = (body: string) => ({ 'application/json': body });
+    const respond = (id: string, type: ResponseType, statusCode: string, body: string, headers?: Record<string, string>) =>
+      this.api.addGatewayResponse(id, { type, statusCode, templates: json(body), ...(headers && { responseHeaders: headers }) });
+
+    // Without an authorizer, an unknown path or method is "Missing Authentication Token" (403).
+    respond('UnknownRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404', GATEWAY_MESSAGES.notFound);
+    respond('ResourceNotFound', ResponseType.RESOURCE_NOT_FOUND, '404', GATEWAY_MESSAGES.notFound);
+    respond('Throttled', ResponseType.THROTTLED, '429', GATEWAY_MESSAGES.tooManyRequests);
+    respond('QuotaExceeded', ResponseType.QUOTA_EXCEEDED, '429', GATEWAY_MESSAGES.tooManyRequests);
+    respond('RequestTooLarge', ResponseType.REQUEST_TOO_LARGE, '413', GATEWAY_MESSAGES.tooLarge);
+    // API Gateway's own API keys are off (keys live in DynamoDB and the functions check them); should
+    // anyone turn them on, the caller still sees the contract's message.
+    respond('InvalidApiKey', ResponseType.INVALID_API_KEY, '401', GATEWAY_MESSAGES.unauthorized);
+    // Only the 405 mock integration has request templates, so only a non-JSON body sent with a wrong
+    // method can produce this response: it is still a wrong method.
+    respond('WrongMethodWithOtherMediaType', ResponseType.UNSUPPORTED_MEDIA_TYPE, '405', GATEWAY_MESSAGES.methodNotAllowed, {
+      Allow: "'POST'",
+    });
+    // A function that crashed or timed out: the contract allows only 500 for unlisted failures.
+    respond('IntegrationFailure', ResponseType.INTEGRATION_FAILURE, '500', GATEWAY_MESSAGES.passThrough);
+    respond('IntegrationTimeout', ResponseType.INTEGRATION_TIMEOUT, '500', GATEWAY_MESSAGES.passThrough);
+    this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, templates: json(GATEWAY_MESSAGES.passThrough) });
+    this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, templates: json(GATEWAY_MESSAGES.passThrough) });
+  }
+}
+
+function methodNotAllowedIntegration(): MockIntegration {
+  return new MockIntegration({
+    requestTemplates: { 'application/json': '{"statusCode": 405}' },
+    passthroughBehavior: PassthroughBehavior.NEVER,
+    integrationResponses: [
+      {
+        statusCode: '405',
+        responseTemplates: { 'application/json': GATEWAY_MESSAGES.methodNotAllowed },
+        responseParameters: { 'method.response.header.Allow': "'POST'" },
+      },
+    ],
+  });
+}
+
+/** One JSON line per request: enough to trace a 4xx/5xx or a throttle, and never a header or body. */
+function accessLogFormat(): AccessLogFormat {
+  return AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: '$context.requestId',
+      extendedRequestId: '$context.extendedRequestId',
+      requestTime: '$context.requestTimeEpoch',
+      ip: '$context.identity.sourceIp',
+      userAgent: '$context.identity.userAgent',
+      method: '$context.httpMethod',
+      path: '$context.path',
+      resourcePath: '$context.resourcePath',
+      protocol: '$context.protocol',
+      status: '$context.status',
+      responseLength: '$context.responseLength',
+      responseLatency: '$context.responseLatency',
+      integrationStatus: '$context.integration.status',
+      integrationLatency: '$context.integration.latency',
+      errorType: '$context.error.responseType',
+      errorMessage: '$context.error.message',
+    }),
+  );
+}

@@ -1,0 +1,136 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The native password-hashing binding: installed into the asset, never bundled. */
+export const ARGON2_PACKAGE = '@node-rs/argon2';
+/** The one binary the arm64 (Graviton, glibc) Lambda runtime loads. */
+export const ARGON2_ARM64_BINARY = 'node_modules/@node-rs/argon2-linux-arm64-gnu/argon2.linux-arm64-gnu.node';
+
+/** A DynamoDB action the functions may be granted; the union keeps `*` impossible to write. */
+export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';
+
+export interface HandlerFunctionProps {
+  /** Path of the handler module (exports `handler`). */
+  readonly entry: string;
+  readonly description: string;
+  /** Environment shared by every function (table names, policy, log level). */
+  readonly environment: Readonly<Record<string, string>>;
+  /**
+   * Memory, which also buys CPU: Lambda gives a full vCPU at 1769 MB and a proportional share below.
+   * @default 1024
+   */
+  readonly memorySize?: number;
+  /**
+   * Must stay well under API Gateway's 29 s integration timeout so the caller gets the function's answer.
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the log group when the stack goes away.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * One Lambda handler: Node 24 on arm64, bundled locally by esbuild (no Docker), its own log group
+ * and its own role that starts with nothing but writing to that log group. Table access is added
+ * action by action with {@link HandlerFunction.allow}.
+ */
+export class HandlerFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    // An explicit role instead of the default one: the default attaches the AWS managed
+    // AWSLambdaBasicExecutionRole, which may create and write any log group in the account.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (execution role)`,
+    });
+    this.role.addToPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        // Stack traces need file and line, not the sources; leaving them out keeps the asset small.
+        sourcesContent: false,
+        // Prefer packages' ESM builds so esbuild can tree-shake the AWS SDK.
+        mainFields: ['module', 'main'],
+        // Bundled CommonJS dependencies call require() for Node built-ins; ESM has no require.
+        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        // The AWS SDK is bundled, not taken from the runtime: it pins the version the tests ran
+        // against, and one minified file loads faster than the runtime's SDK (measured: 61 ms vs
+        // 102 ms of import time over a bare Node start for the document client and logger).
+        externalModules: [],
+        // A native addon cannot be bundled: esbuild leaves the import alone and npm installs the
+        // package into the asset, for the Lambda platform rather than for this machine.
+        nodeModules: [ARGON2_PACKAGE],
+        environment: {
+          npm_config_os: 'linux',
+          npm_config_cpu: 'arm64',
+          npm_config_libc: 'glibc',
+          npm_config_ignore_scripts: 'true',
+          npm_config_audit: 'false',
+          npm_config_fund: 'false',
+          npm_config_update_notifier: 'false',
+        },
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDir: string, outputDir: string) => [
+            // Fail the synth, not the first cold start, when the arm64 binary did not arrive.
+            `test -f "${outputDir}/${ARGON2_ARM64_BINARY}" || { echo "missing ${ARGON2_ARM64_BINARY} in the Lambda asset" >&2; exit 1; }`,
+            // The install copied the whole project's lock file; the function has no use for it.
+            `rm -f "${outputDir}/package-lock.json"`,
+          ],
+        },
+      },
+    });
+  }
+
+  /** Grants exactly these DynamoDB actions on exactly this table (not its indexes). */
+  allow(table: ITable, ...actions: readonly DynamoDbAction[]): void {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn],
+      }),
+    );
+  }
+}

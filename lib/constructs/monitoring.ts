@@ -1,0 +1,152 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+
+export interface MonitoringProps {
+  readonly api: RestApi;
+  /** The API's stage name (API Gateway metrics are per API name and stage). */
+  readonly stageName: string;
+  /** The handlers by operation name. */
+  readonly functions: Readonly<Record<string, IFunction>>;
+  /**
+   * Where alarms send ALARM and OK notifications.
+   * @default - no notification; the alarms show on the dashboard and in the console
+   */
+  readonly alarmTopic?: ITopic;
+  /**
+   * Server-error rate, in percent of requests over 5 minutes, above which the API alarms.
+   * @default 1
+   */
+  readonly serverErrorRatePercent?: number;
+  /**
+   * Fewer requests than this in 5 minutes never count as an error-rate breach (one failure in three
+   * requests is noise, not an incident).
+   * @default 20
+   */
+  readonly minimumRequestsForRate?: number;
+}
+
+/** Alarms on 5XX rate, throttles and function errors, and one small dashboard. */
+export class Monitoring extends Construct {
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const prefix = Stack.of(this).stackName;
+    const period = Duration.minutes(5);
+    const apiDimensions = { ApiName: props.api.restApiName, Stage: props.stageName };
+    const apiMetric = (metricName: string, statistic: string) =>
+      props.api.metric(metricName, { dimensionsMap: apiDimensions, statistic, period });
+
+    const requests = apiMetric('Count', Stats.SAMPLE_COUNT);
+    const serverErrors = apiMetric('5XXError', Stats.SUM);
+    const clientErrors = apiMetric('4XXError', Stats.SUM);
+    const serverErrorRate = new MathExpression({
+      expression: `IF(requests >= ${props.minimumRequestsForRate ?? 20}, 100 * errors / requests, 0)`,
+      usingMetrics: { requests, errors: serverErrors },
+      label: '5XX rate (%)',
+      period,
+    });
+
+    this.addAlarm(
+      new Alarm(this, 'Api5xxRate', {
+        alarmName: `${prefix}-api-5xx-rate`,
+        alarmDescription: 'More than the allowed share of requests ended in a 5XX (function failure, timeout or gateway error).',
+        metric: serverErrorRate,
+        threshold: props.serverErrorRatePercent ?? 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      props.alarmTopic,
+    );
+
+    for (const [operation, fn] of Object.entries(props.functions)) {
+      // The handlers turn every failure into a contract response, so any Lambda error is a crash,
+      // a timeout or an out-of-memory: always worth a look.
+      this.addAlarm(
+        new Alarm(this, `${operation}Errors`, {
+          alarmName: `${prefix}-${operation}-errors`,
+          alarmDescription: `${operation} failed outside its error handling (crash, timeout or out of memory).`,
+          metric: fn.metricErrors({ period, statistic: Stats.SUM }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        props.alarmTopic,
+      );
+      // Lambda throttles mean the account's concurrency ran out: callers got 500s for it.
+      this.addAlarm(
+        new Alarm(this, `${operation}Throttles`, {
+          alarmName: `${prefix}-${operation}-throttles`,
+          alarmDescription: `${operation} invocations were throttled by Lambda (account or function concurrency exhausted).`,
+          metric: fn.metricThrottles({ period, statistic: Stats.SUM }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        props.alarmTopic,
+      );
+    }
+
+    const functions = Object.entries(props.functions);
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: prefix,
+      defaultInterval: Duration.hours(6),
+    });
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Requests and errors',
+        left: [requests.with({ label: 'requests', statistic: Stats.SUM }), clientErrors.with({ label: '4XX' }), serverErrors.with({ label: '5XX' })],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Latency (ms)',
+        left: [apiMetric('Latency', Stats.p(50)).with({ label: 'p50' }), apiMetric('Latency', Stats.p(99)).with({ label: 'p99' })],
+        width: 8,
+      }),
+      new GraphWidget({ title: '5XX rate (%)', left: [serverErrorRate], width: 8 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Function duration p99 (ms)',
+        left: functions.map(([operation, fn]) => fn.metricDuration({ period, statistic: Stats.p(99), label: operation })),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Function errors and throttles',
+        left: functions.flatMap(([operation, fn]) => [
+          fn.metricErrors({ period, statistic: Stats.SUM, label: `${operation} errors` }),
+          fn.metricThrottles({ period, statistic: Stats.SUM, label: `${operation} throttles` }),
+        ]),
+        width: 8,
+      }),
+      new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 8 }),
+    );
+  }
+
+  private addAlarm(alarm: Alarm, topic: ITopic | undefined): void {
+    if (topic) {
+      alarm.addAlarmAction(new SnsAction(topic));
+      alarm.addOkAction(new SnsAction(topic));
+    }
+    this.alarms.push(alarm);
+  }
+}

@@ -1,0 +1,118 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Node } from 'constructs';
+
+export const STAGES = ['dev', 'staging', 'prod'] as const;
+export type StageName = (typeof STAGES)[number];
+
+/** Everything that differs between stages; one value per stage, overridable with `-c key=value`. */
+export interface StageConfig {
+  readonly stage: StageName;
+  /** Dev is disposable; staging and prod keep their data when the stack or a resource goes away. */
+  readonly retainData: boolean;
+  readonly removalPolicy: RemovalPolicy;
+  readonly logRetention: RetentionDays;
+  /** Steady-state requests per second the stage accepts before answering 429. */
+  readonly throttleRateLimit: number;
+  /** Requests the stage accepts in a burst above the steady rate. */
+  readonly throttleBurstLimit: number;
+  readonly passwordMinLength: number;
+  readonly passwordMaxLength: number;
+  /** How long a warm function trusts a looked-up API key (revocation delay). */
+  readonly apiKeyCacheTtlSeconds: number;
+  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** SNS topic (the team's existing alerting) that alarms notify; none means alarms only show on the dashboard. */
+  readonly alarmTopicArn: string | undefined;
+  /**
+   * Whether this stack sets API Gateway's account-wide CloudWatch role (needed once per account and
+   * region for access logging). Turn off where a landing zone already manages it.
+   */
+  readonly apiGatewayCloudWatchRole: boolean;
+}
+
+const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn' | 'apiGatewayCloudWatchRole'>> = {
+  dev: {
+    retainData: false,
+    removalPolicy: RemovalPolicy.DESTROY,
+    logRetention: RetentionDays.ONE_WEEK,
+    throttleRateLimit: 20,
+    throttleBurstLimit: 40,
+    passwordMinLength: 8,
+    passwordMaxLength: 1024,
+    apiKeyCacheTtlSeconds: 30,
+    logLevel: 'DEBUG',
+  },
+  staging: {
+    retainData: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+    logRetention: RetentionDays.ONE_MONTH,
+    throttleRateLimit: 50,
+    throttleBurstLimit: 100,
+    passwordMinLength: 8,
+    passwordMaxLength: 1024,
+    apiKeyCacheTtlSeconds: 30,
+    logLevel: 'INFO',
+  },
+  prod: {
+    retainData: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+    logRetention: RetentionDays.ONE_YEAR,
+    throttleRateLimit: 100,
+    throttleBurstLimit: 200,
+    passwordMinLength: 8,
+    passwordMaxLength: 1024,
+    apiKeyCacheTtlSeconds: 30,
+    logLevel: 'INFO',
+  },
+};
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+/**
+ * Reads the stage (`-c stage=dev|staging|prod`, default dev) and its overrides from CDK context.
+ * Context given on the command line arrives as strings, so every value is parsed and checked here:
+ * a typo fails the synth instead of deploying a surprising stack.
+ */
+export function stageConfigFromContext(node: Node): StageConfig {
+  const stage = String(node.tryGetContext('stage') ?? 'dev');
+  if (!(STAGES as readonly string[]).includes(stage)) {
+    throw new Error(`Unknown stage "${stage}": use -c stage=${STAGES.join('|')}`);
+  }
+  const defaults = DEFAULTS[stage as StageName];
+  const int = (key: string, fallback: number, min: number): number => {
+    const raw: unknown = node.tryGetContext(key);
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) {
+      throw new Error(`Context ${key} must be an integer >= ${min}, got "${String(raw)}"`);
+    }
+    return value;
+  };
+  const bool = (key: string, fallback: boolean): boolean => {
+    const raw: unknown = node.tryGetContext(key);
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === true || raw === 'true') return true;
+    if (raw === false || raw === 'false') return false;
+    throw new Error(`Context ${key} must be true or false, got "${String(raw)}"`);
+  };
+  const logLevel = String(node.tryGetContext('logLevel') ?? defaults.logLevel).toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const config: StageConfig = {
+    ...defaults,
+    stage: stage as StageName,
+    throttleRateLimit: int('throttleRateLimit', defaults.throttleRateLimit, 1),
+    throttleBurstLimit: int('throttleBurstLimit', defaults.throttleBurstLimit, 1),
+    passwordMinLength: int('passwordMinLength', defaults.passwordMinLength, 8),
+    passwordMaxLength: int('passwordMaxLength', defaults.passwordMaxLength, 8),
+    apiKeyCacheTtlSeconds: int('apiKeyCacheTtlSeconds', defaults.apiKeyCacheTtlSeconds, 0),
+    logLevel: logLevel as StageConfig['logLevel'],
+    alarmTopicArn: (node.tryGetContext('alarmTopicArn') as string | undefined) || undefined,
+    apiGatewayCloudWatchRole: bool('apiGatewayCloudWatchRole', true),
+  };
+  if (config.passwordMaxLength < config.passwordMinLength) {
+    throw new Error('Context passwordMaxLength must not be less than passwordMinLength');
+  }
+  return config;
+}

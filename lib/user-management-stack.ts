@@ -1,0 +1,174 @@
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { UserManagementApi } from './constructs/api';
+import { type DynamoDbAction, HandlerFunction } from './constructs/handler-function';
+import { Monitoring } from './constructs/monitoring';
+import { Tables } from './constructs/tables';
+import type { StageConfig } from './stage-config';
+
+const FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
+
+/** The three operations, in route order. */
+export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+interface OperationSettings {
+  readonly description: string;
+  /** DynamoDB actions on the users table, beyond the GetItem every operation needs. */
+  readonly usersActions: readonly DynamoDbAction[];
+  readonly memorySize: number;
+  readonly timeout: Duration;
+}
+
+/*
+ * Memory is CPU on Lambda: 1769 MB is one full vCPU and less is a proportional share. An argon2id hash
+ * at m=19456 KiB, t=2, p=1 takes ~18 ms on one full x86 core here; on a Graviton core expect somewhat
+ * more. At 1024 MB (~0.58 vCPU) that is roughly 35-50 ms per hash, and the cold start's module
+ * loading gets the same share. RAM is not the limit (one hash needs 19 MiB; Node about 80 MB).
+ * Below 1024 MB the hash time grows inversely (512 MB: ~0.29 vCPU, ~90 ms); above 1769 MB a second
+ * vCPU buys nothing for one single-threaded hash. CPU-bound work costs the same GB-seconds at any
+ * size below one vCPU, so 1024 MB trades a little I/O-wait cost for half the latency of 512 MB.
+ * deleteUser hashes nothing and waits on DynamoDB, so it gets half.
+ */
+const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
+  createUser: {
+    description: 'Creates a user in the caller\'s white-label tool',
+    usersActions: ['PutItem'],
+    memorySize: 1024,
+    timeout: Duration.seconds(10),
+  },
+  resetUserPassword: {
+    description: 'Sets a new password for a user of the caller\'s white-label tool',
+    usersActions: ['UpdateItem'],
+    memorySize: 1024,
+    timeout: Duration.seconds(10),
+  },
+  deleteUser: {
+    description: 'Deletes a user and all associated data from the caller\'s white-label tool',
+    usersActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
+    memorySize: 512,
+    // A large item collection takes several batch rounds; still inside API Gateway's 29 s.
+    timeout: Duration.seconds(25),
+  },
+};
+
+export interface UserManagementStackProps extends StackProps {
+  readonly config: StageConfig;
+}
+
+/** One stage of the user-management API: tables, three functions, the REST API and its monitoring. */
+export class UserManagementStack extends Stack {
+  readonly tables: Tables;
+  readonly functions: Record<Operation, HandlerFunction>;
+  readonly api: UserManagementApi;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: UserManagementStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    Tags.of(this).add('service', 'user-management');
+    Tags.of(this).add('stage', config.stage);
+
+    this.tables = new Tables(this, 'Tables', { retainData: config.retainData });
+
+    const environment = {
+      USERS_TABLE_NAME: this.tables.users.tableName,
+      OWNERS_TABLE_NAME: this.tables.owners.tableName,
+      PASSWORD_MIN_LENGTH: String(config.passwordMinLength),
+      PASSWORD_MAX_LENGTH: String(config.passwordMaxLength),
+      API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlSeconds),
+      POWERTOOLS_SERVICE_NAME: 'user-management',
+      POWERTOOLS_LOG_LEVEL: config.logLevel,
+    };
+
+    const functions = {} as Record<Operation, HandlerFunction>;
+    for (const operation of OPERATIONS) {
+      const settings = OPERATION_SETTINGS[operation];
+      const fn = new HandlerFunction(this, upperFirst(operation), {
+        entry: `${FUNCTIONS_DIR}${operation}/handler.ts`,
+        description: `${settings.description} (${config.stage})`,
+        environment,
+        memorySize: settings.memorySize,
+        timeout: settings.timeout,
+        logRetention: config.logRetention,
+        logRemovalPolicy: config.removalPolicy,
+      });
+      // Every operation resolves the caller's API key and checks that its owner account still exists.
+      fn.allow(this.tables.owners, 'GetItem');
+      fn.allow(this.tables.users, 'GetItem', ...settings.usersActions);
+      functions[operation] = fn;
+    }
+    this.functions = functions;
+
+    this.api = new UserManagementApi(this, 'Api', {
+      apiName: `user-management-${config.stage}`,
+      stageName: config.stage,
+      routes: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
+      throttleRateLimit: config.throttleRateLimit,
+      throttleBurstLimit: config.throttleBurstLimit,
+      accessLogRetention: config.logRetention,
+      logRemovalPolicy: config.removalPolicy,
+      cloudWatchRole: config.apiGatewayCloudWatchRole,
+    });
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      api: this.api.api,
+      stageName: config.stage,
+      functions: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
+      ...(config.alarmTopicArn && { alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn) }),
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Versioned API root; endpoints are {ApiUrl}/createUser, {ApiUrl}/resetUserPassword, {ApiUrl}/deleteUser',
+      value: this.api.versionedUrl,
+    });
+    new CfnOutput(this, 'BaseUrl', {
+      description: "SPEC's base_url: endpoints are {BaseUrl}/v1/<operation> (BASE_URL for the staging suite)",
+      value: this.api.baseUrl,
+    });
+    new CfnOutput(this, 'UsersTableName', { description: 'USERS_TABLE_NAME for the admin CLI', value: this.tables.users.tableName });
+    new CfnOutput(this, 'OwnersTableName', { description: 'OWNERS_TABLE_NAME for the admin CLI', value: this.tables.owners.tableName });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
+    });
+
+    this.acknowledgeNagFindings();
+  }
+
+  /** cdk-nag findings that are design decisions, each acknowledged where it applies, with the reason. */
+  private acknowledgeNagFindings(): void {
+    Validations.of(this.api.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Request validation is done by the functions against the contract JSON Schemas, so every rejection carries the contract message; an API Gateway validator would answer first with its own text.',
+      },
+      {
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Callers authenticate with an X-API-Key issued by the service; the functions check it against the SHA-256 digests in the owners table before reading the body. API Gateway authorizers cannot see those keys.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: 'Callers are servers holding a service-issued API key, not Cognito users; see AwsSolutions-APIG4.',
+      },
+    );
+    Validations.of(this.api.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'Server-to-server API with per-key authentication and stage throttling; no WAF WebACL in this stack. Attach the organisation WebACL (e.g. via Firewall Manager) at account level where policy requires one.',
+    });
+    const cloudWatchRole = this.api.api.node.tryFindChild('CloudWatchRole');
+    if (cloudWatchRole) {
+      Validations.of(cloudWatchRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          'The account-level role API Gateway uses to write access and execution logs; AWS documents this managed policy for exactly that role and maintains it.',
+      });
+    }
+  }
+}
+
+const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
