@@ -13,6 +13,7 @@ export default {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, displayName: 'http', testMatch: ['<rootDir>/test/http/**/*.test.ts'] },
+    { ...common, displayName: 'hardening', testMatch: ['<rootDir>/test/hardening/**/*.test.ts'] },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
   ],
 };
