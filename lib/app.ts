@@ -17,6 +17,11 @@ export interface BuildAppOptions {
    * @default - the CLI's (cdk.out) or a temporary one
    */
   readonly outdir?: string;
+  /**
+   * Region to deploy to.
+   * @default - the CLI's region (CDK_DEFAULT_REGION), else AWS_REGION, else DEFAULT_REGION
+   */
+  readonly region?: string;
 }
 
 /** The app as `cdk synth` builds it: one stack for the selected stage, checked by cdk-nag. */
@@ -28,7 +33,7 @@ export function buildApp(options: BuildAppOptions = {}): { app: App; stack: User
     description: `User management API for white-label tools (${config.stage})`,
     env: {
       account: process.env.CDK_DEFAULT_ACCOUNT,
-      region: process.env.CDK_DEFAULT_REGION ?? process.env.AWS_REGION ?? DEFAULT_REGION,
+      region: options.region ?? process.env.CDK_DEFAULT_REGION ?? process.env.AWS_REGION ?? DEFAULT_REGION,
     },
     terminationProtection: config.retainData,
   });

@@ -108,7 +108,7 @@ export class UserManagementApi extends Construct {
     this.addGatewayResponses();
 
     const stack = Stack.of(this);
-    this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
+    this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${this.api.deploymentStage.stageName}`;
     this.versionedUrl = `${this.baseUrl}/${API_VERSION_PATH}`;
   }
 

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
@@ -89,6 +89,8 @@ export class HandlerFunction extends Construct {
         sourceMap: true,
         // Stack traces need file and line, not the sources; leaving them out keeps the asset small.
         sourcesContent: false,
+        // Errors only, from esbuild and from the asset's npm install ('error' is a level both understand).
+        logLevel: LogLevel.ERROR,
         // Prefer packages' ESM builds so esbuild can tree-shake the AWS SDK.
         mainFields: ['module', 'main'],
         // Bundled CommonJS dependencies call require() for Node built-ins; ESM has no require.

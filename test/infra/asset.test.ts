@@ -1,0 +1,111 @@
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { build } from 'esbuild';
+import type { CfnElement } from 'aws-cdk-lib';
+import { buildApp } from '../../lib/app';
+import { ARGON2_ARM64_BINARY, ARGON2_PACKAGE } from '../../lib/constructs/handler-function';
+import { OPERATIONS, type Operation } from '../../lib/user-management-stack';
+import { TEST_REGION } from './synth';
+
+// The one real-bundling synth of the test run (esbuild + npm install into each asset): a few seconds.
+let outdir: string;
+const assetDirs = {} as Record<Operation, string>;
+
+beforeAll(() => {
+  outdir = mkdtempSync(join(tmpdir(), 'user-management-assets-'));
+  const { app, stack } = buildApp({
+    // Asset metadata (the CLI turns it on) records each function's asset directory in the template.
+    context: { stage: 'prod', 'aws:cdk:enable-asset-metadata': true },
+    outdir,
+    region: TEST_REGION,
+  });
+  const template = app.synth().getStackByName(stack.stackName).template as {
+    Resources: Record<string, { Metadata?: Record<string, string> }>;
+  };
+  for (const operation of OPERATIONS) {
+    const id = stack.getLogicalId(stack.functions[operation].function.node.defaultChild as CfnElement);
+    const assetPath = template.Resources[id]?.Metadata?.['aws:asset:path'];
+    if (!assetPath) throw new Error(`no asset for ${operation}`);
+    assetDirs[operation] = join(outdir, assetPath);
+  }
+}, 180_000);
+
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+});
+
+const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
+const EM_X86_64 = 62;
+const EM_AARCH64 = 183;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
+}
+
+/** The ELF machine of a file, or undefined when the file is not ELF. */
+function elfMachine(path: string): number | undefined {
+  const header = Buffer.alloc(20);
+  const fd = openSync(path, 'r');
+  try {
+    if (readSync(fd, header, 0, 20, 0) < 20) return undefined;
+  } finally {
+    closeSync(fd);
+  }
+  if (!header.subarray(0, 4).equals(ELF_MAGIC)) return undefined;
+  return header[5] === 2 ? header.readUInt16BE(18) : header.readUInt16LE(18);
+}
+
+/** Module specifiers the bundle imports (static and dynamic import), as esbuild's parser sees them. */
+async function importedSpecifiers(file: string): Promise<string[]> {
+  const result = await build({
+    entryPoints: [file],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    external: ['*'],
+    logLevel: 'silent',
+  });
+  const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports);
+  return [...new Set(imports.filter((entry) => entry.kind === 'import-statement' || entry.kind === 'dynamic-import').map((entry) => entry.path))];
+}
+
+describe.each(OPERATIONS)('%s asset', (operation) => {
+  it('holds the linux-arm64 glibc argon2 binary and no binary for any other machine', () => {
+    const dir = assetDirs[operation];
+    const binary = join(dir, ARGON2_ARM64_BINARY);
+    expect(existsSync(binary)).toBe(true);
+    expect(elfMachine(binary)).toBe(EM_AARCH64);
+    const elfFiles = filesUnder(dir)
+      .map((path) => ({ path: relative(dir, path), machine: elfMachine(path) }))
+      .filter((file) => file.machine !== undefined);
+    expect(elfFiles).toEqual([{ path: ARGON2_ARM64_BINARY, machine: EM_AARCH64 }]);
+    expect(elfFiles.some((file) => file.machine === EM_X86_64)).toBe(false);
+  });
+
+  it('installs only the argon2 package and its arm64 binding; everything else is bundled', () => {
+    const packages = readdirSync(join(assetDirs[operation], 'node_modules', '@node-rs'));
+    expect(packages.sort()).toEqual([ARGON2_PACKAGE.split('/')[1], 'argon2-linux-arm64-gnu']);
+    expect(readdirSync(join(assetDirs[operation], 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['@node-rs']);
+    expect(existsSync(join(assetDirs[operation], 'package-lock.json'))).toBe(false);
+  });
+
+  it('is one ESM bundle exporting "handler", importing only Node built-ins and argon2, with a source map', async () => {
+    const dir = assetDirs[operation];
+    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+    // The function's Handler is index.handler: the export must exist under that name.
+    expect(code).toMatch(/export\s*\{[^}]*\bas handler\b[^}]*\}|export\s*\{[^}]*\bhandler\b[^}]*\}|export\s+(?:const|function|let|var)\s+handler\b/);
+    const builtins = new Set(builtinModules);
+    const external = (await importedSpecifiers(join(dir, 'index.mjs'))).filter((specifier) => !specifier.startsWith('node:') && !builtins.has(specifier));
+    expect(external).toEqual([ARGON2_PACKAGE]);
+    const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sourcesContent?: unknown };
+    expect(map.sourcesContent).toBeUndefined();
+    expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+  });
+});

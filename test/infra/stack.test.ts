@@ -1,0 +1,381 @@
+import { describe, expect, it } from '@jest/globals';
+import { type CfnElement, Validations } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
+import { buildApp } from '../../lib/app';
+import { GATEWAY_MESSAGES } from '../../lib/constructs/api';
+import { STAGES } from '../../lib/stage-config';
+import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
+import { resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
+
+const prod = synthStage('prod');
+const staging = synthStage('staging');
+const dev = synthStage('dev');
+const byStage = { prod, staging, dev };
+
+const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(element.node.defaultChild as CfnElement);
+
+describe('tables', () => {
+  it.each(STAGES)('%s: two on-demand, encrypted tables with point-in-time recovery', (stage) => {
+    const { template } = byStage[stage];
+    template.resourceCountIs('AWS::DynamoDB::Table', 2);
+    template.allResourcesProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      SSESpecification: { SSEEnabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('uses the shared table layout for keys and indexes', () => {
+    const { template, stack } = prod;
+    const keySchema = (layout: Pick<TableLayout, 'partitionKey' | 'sortKey'>) => [
+      { AttributeName: layout.partitionKey.name, KeyType: 'HASH' },
+      ...(layout.sortKey ? [{ AttributeName: layout.sortKey.name, KeyType: 'RANGE' }] : []),
+    ];
+    const users = resourcesOf(template)[logicalId(stack, stack.tables.users)];
+    expect(users?.Properties?.KeySchema).toEqual(keySchema(USERS_TABLE));
+    expect(users?.Properties?.GlobalSecondaryIndexes).toBeUndefined();
+    const owners = resourcesOf(template)[logicalId(stack, stack.tables.owners)];
+    expect(owners?.Properties?.KeySchema).toEqual(keySchema(OWNERS_TABLE));
+    expect(owners?.Properties?.GlobalSecondaryIndexes).toEqual(
+      OWNERS_TABLE.globalSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: keySchema(index),
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    );
+  });
+
+  it.each(['prod', 'staging'] as const)('%s: deletion protection on, tables retained on delete and replace', (stage) => {
+    const { template } = byStage[stage];
+    template.allResources('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    template.allResources('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain' });
+  });
+
+  it('dev: disposable tables, no deletion protection', () => {
+    dev.template.allResources('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+      DeletionPolicy: 'Delete',
+    });
+    dev.template.allResources('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+    expect(dev.stack.terminationProtection).toBe(false);
+    expect(prod.stack.terminationProtection).toBe(true);
+  });
+});
+
+describe('functions', () => {
+  it('three functions on Node 24, arm64, handler export "handler", source maps on', () => {
+    prod.template.resourceCountIs('AWS::Lambda::Function', 3);
+    prod.template.allResourcesProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps' }) },
+    });
+  });
+
+  it.each(OPERATIONS)('%s: environment, memory, timeout under API Gateway 29 s, own log group', (operation) => {
+    const { template, stack } = prod;
+    const fn = resourcesOf(template)[logicalId(stack, stack.functions[operation].function)];
+    expect(fn?.Properties?.Environment).toEqual({
+      Variables: {
+        USERS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.users) },
+        OWNERS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.owners) },
+        PASSWORD_MIN_LENGTH: '8',
+        PASSWORD_MAX_LENGTH: '1024',
+        API_KEY_CACHE_TTL_SECONDS: '30',
+        POWERTOOLS_SERVICE_NAME: 'user-management',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+    expect(fn?.Properties?.MemorySize).toBe(operation === 'deleteUser' ? 512 : 1024);
+    expect(fn?.Properties?.Timeout).toBeLessThan(29);
+    expect(fn?.Properties?.LoggingConfig).toEqual({ LogGroup: { Ref: logicalId(stack, stack.functions[operation].logGroup) } });
+  });
+
+  it.each([
+    ['prod', 365],
+    ['staging', 30],
+    ['dev', 7],
+  ] as const)('%s: every log group has a retention of %i days', (stage, days) => {
+    byStage[stage].template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: days });
+  });
+
+  it('context overrides the password policy, key-cache TTL and log level', () => {
+    const { template } = synthStage('prod', { passwordMinLength: '12', passwordMaxLength: '256', apiKeyCacheTtlSeconds: '5', logLevel: 'warn' });
+    template.allResourcesProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ PASSWORD_MIN_LENGTH: '12', PASSWORD_MAX_LENGTH: '256', API_KEY_CACHE_TTL_SECONDS: '5', POWERTOOLS_LOG_LEVEL: 'WARN' }),
+      },
+    });
+  });
+});
+
+describe('least privilege', () => {
+  const expected = {
+    createUser: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+    resetUserPassword: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    deleteUser: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+  };
+
+  it.each(OPERATIONS)('%s: its own log group, GetItem on owners, exactly its actions on users', (operation) => {
+    const { template, stack } = prod;
+    const fn = stack.functions[operation];
+    const tableArn = (table: typeof stack.tables.users) => ({ 'Fn::GetAtt': [logicalId(stack, table), 'Arn'] });
+    const statements = statementsOfRole(template, logicalId(stack, fn.role));
+    expect(statements).toHaveLength(3);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] } },
+        { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: tableArn(stack.tables.owners) },
+        { Effect: 'Allow', Action: expected[operation], Resource: tableArn(stack.tables.users) },
+      ]),
+    );
+    const role = resourcesOf(template)[logicalId(stack, fn.role)];
+    expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
+    expect(role?.Properties?.Policies).toBeUndefined();
+  });
+
+  it('no statement anywhere allows a wildcard action', () => {
+    const actions = Object.values(resourcesOf(prod.template))
+      .filter((resource) => resource.Type === 'AWS::IAM::Policy')
+      .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement)
+      .flatMap((statement) => [statement.Action].flat());
+    expect(actions.length).toBeGreaterThan(0);
+    expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+  });
+});
+
+describe('REST API', () => {
+  it('a regional REST API without API Gateway API keys', () => {
+    prod.template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
+    prod.template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'user-management-prod', EndpointConfiguration: { Types: ['REGIONAL'] } });
+    prod.template.resourceCountIs('AWS::ApiGateway::ApiKey', 0);
+    prod.template.resourceCountIs('AWS::ApiGateway::UsagePlan', 0);
+    prod.template.allResourcesProperties('AWS::ApiGateway::Method', { AuthorizationType: 'NONE', ApiKeyRequired: Match.absent() });
+  });
+
+  it('routes: /v1/<operation>, POST to its function, any other method a 405 with Allow: POST', () => {
+    const { template, stack } = prod;
+    const resources = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::ApiGateway::Resource');
+    expect(resources.map((resource) => resource.Properties?.PathPart).sort()).toEqual([...OPERATIONS, 'v1'].sort());
+    template.resourceCountIs('AWS::ApiGateway::Method', OPERATIONS.length * 2);
+    for (const operation of OPERATIONS) {
+      const resourceId = logicalId(stack, stack.api.api.root.getResource('v1')!.getResource(operation)!);
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'POST',
+        ResourceId: { Ref: resourceId },
+        Integration: {
+          Type: 'AWS_PROXY',
+          IntegrationHttpMethod: 'POST',
+          Uri: Match.objectLike({
+            'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [logicalId(stack, stack.functions[operation].function), 'Arn'] }])],
+          }),
+        },
+      });
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'ANY',
+        ResourceId: { Ref: resourceId },
+        Integration: {
+          Type: 'MOCK',
+          PassthroughBehavior: 'NEVER',
+          RequestTemplates: { 'application/json': '{"statusCode": 405}' },
+          IntegrationResponses: [
+            {
+              StatusCode: '405',
+              ResponseTemplates: { 'application/json': '{"message":"Method Not Allowed"}' },
+              ResponseParameters: { 'method.response.header.Allow': "'POST'" },
+            },
+          ],
+        },
+        MethodResponses: [{ StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true } }],
+      });
+    }
+  });
+
+  it('API Gateway may invoke each function only from its own route', () => {
+    for (const operation of OPERATIONS) {
+      prod.template.resourcePropertiesCountIs(
+        'AWS::Lambda::Permission',
+        {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: { 'Fn::GetAtt': [logicalId(prod.stack, prod.stack.functions[operation].function), 'Arn'] },
+          Principal: 'apigateway.amazonaws.com',
+          SourceArn: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([`/POST/v1/${operation}`])] }),
+        },
+        1,
+      );
+    }
+    prod.template.resourceCountIs('AWS::Lambda::Permission', OPERATIONS.length);
+  });
+
+  it.each([
+    ['MISSING_AUTHENTICATION_TOKEN', '404', '{"message":"Not Found"}'],
+    ['RESOURCE_NOT_FOUND', '404', '{"message":"Not Found"}'],
+    ['THROTTLED', '429', '{"message":"Too Many Requests"}'],
+    ['QUOTA_EXCEEDED', '429', '{"message":"Too Many Requests"}'],
+    ['REQUEST_TOO_LARGE', '413', '{"message":"Request body too large."}'],
+    ['INVALID_API_KEY', '401', '{"message":"Unauthorized: Invalid or unauthorized API key."}'],
+    ['UNSUPPORTED_MEDIA_TYPE', '405', '{"message":"Method Not Allowed"}'],
+    ['INTEGRATION_FAILURE', '500', '{"message":$context.error.messageString}'],
+    ['INTEGRATION_TIMEOUT', '500', '{"message":$context.error.messageString}'],
+    ['DEFAULT_4XX', undefined, '{"message":$context.error.messageString}'],
+    ['DEFAULT_5XX', undefined, '{"message":$context.error.messageString}'],
+  ])('gateway response %s: status %s, body %s', (type, status, body) => {
+    prod.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      StatusCode: status ?? Match.absent(),
+      ResponseTemplates: { 'application/json': body },
+    });
+  });
+
+  it('the 405 gateway response carries Allow: POST, and the messages match the contract', () => {
+    prod.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'UNSUPPORTED_MEDIA_TYPE',
+      ResponseParameters: { 'gatewayresponse.header.Allow': "'POST'" },
+    });
+    expect(JSON.parse(GATEWAY_MESSAGES.notFound)).toEqual({ message: 'Not Found' });
+    expect(JSON.parse(GATEWAY_MESSAGES.unauthorized)).toEqual({ message: 'Unauthorized: Invalid or unauthorized API key.' });
+  });
+
+  it.each([
+    ['prod', 100, 200],
+    ['staging', 50, 100],
+    ['dev', 20, 40],
+  ] as const)('%s: stage throttling %i rps, burst %i; access logs; error-only execution logs, no data trace', (stage, rate, burst) => {
+    const { template, stack } = byStage[stage];
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: stage,
+      AccessLogSetting: {
+        DestinationArn: { 'Fn::GetAtt': [logicalId(stack, stack.api.accessLogs), 'Arn'] },
+        Format: Match.stringLikeRegexp('"status":"\\$context.status"'),
+      },
+      MethodSettings: [
+        {
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: rate,
+          ThrottlingBurstLimit: burst,
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+          MetricsEnabled: false,
+        },
+      ],
+    });
+  });
+
+  it('throttling is configurable from context', () => {
+    const { template } = synthStage('prod', { throttleRateLimit: '7', throttleBurstLimit: '9' });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })],
+    });
+  });
+
+  it('the access log format never includes headers or bodies', () => {
+    const stage = Object.values(resourcesOf(prod.template)).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
+    const format = (stage?.Properties?.AccessLogSetting as { Format: string }).Format;
+    expect(() => JSON.parse(format)).not.toThrow();
+    expect(format).not.toMatch(/header|input\.body|x-api-key/i);
+  });
+});
+
+describe('outputs', () => {
+  const outputValue = (name: string) => {
+    const outputs = prod.template.toJSON().Outputs as Record<string, { Value: { 'Fn::Join': [string, unknown[]] } }>;
+    return outputs[name]?.Value['Fn::Join'][1];
+  };
+
+  it('ApiUrl is the stage URL + /v1; BaseUrl is the stage URL (SPEC base_url)', () => {
+    const stageRef = { Ref: logicalId(prod.stack, prod.stack.api.api.deploymentStage) };
+    const prefix = ['https://', { Ref: logicalId(prod.stack, prod.stack.api.api) }, `.execute-api.${TEST_REGION}.`, { Ref: 'AWS::URLSuffix' }, '/', stageRef];
+    expect(outputValue('BaseUrl')).toEqual(prefix);
+    expect(outputValue('ApiUrl')).toEqual([...prefix, '/v1']);
+  });
+
+  it('table names for the admin CLI and the dashboard link', () => {
+    prod.template.hasOutput('UsersTableName', { Value: { Ref: logicalId(prod.stack, prod.stack.tables.users) } });
+    prod.template.hasOutput('OwnersTableName', { Value: { Ref: logicalId(prod.stack, prod.stack.tables.owners) } });
+    prod.template.hasOutput('DashboardUrl', Match.anyValue());
+  });
+});
+
+describe('monitoring', () => {
+  it('alarms on 5XX rate, and on errors and throttles of every function', () => {
+    const { template } = prod;
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + OPERATIONS.length * 2);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'UserManagement-prod-api-5xx-rate',
+      Threshold: 1,
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'IF(requests >= 20, 100 * errors / requests, 0)' })]),
+    });
+    for (const operation of OPERATIONS) {
+      for (const metric of ['Errors', 'Throttles']) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          AlarmName: `UserManagement-prod-${operation}-${metric.toLowerCase()}`,
+          Namespace: 'AWS/Lambda',
+          MetricName: metric,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        });
+      }
+    }
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('alarms notify the topic given as context', () => {
+    const topicArn = 'arn:aws:sns:eu-west-1:123456789012:alerts';
+    const { template } = synthStage('prod', { alarmTopicArn: topicArn });
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [topicArn], OKActions: [topicArn] });
+  });
+});
+
+describe('cdk-nag (AwsSolutions)', () => {
+  it.each(STAGES)('%s: no unacknowledged finding', (stage) => {
+    const { app, stack } = byStage[stage];
+    const report = new AwsSolutionsChecks(app).validateScope(stack);
+    expect(report.violations.map((violation) => `${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+  });
+
+  it('without the API Gateway account role, nothing needs its acknowledgement', () => {
+    const { app, stack, template } = synthStage('prod', { apiGatewayCloudWatchRole: 'false' });
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(new AwsSolutionsChecks(app).validateScope(stack).violations).toEqual([]);
+  });
+});
+
+describe('stage selection', () => {
+  it('defaults to dev and names the stack after the stage', () => {
+    expect(buildApp({ context: { 'aws:cdk:bundling-stacks': [] } }).stack.stackName).toBe('UserManagement-dev');
+    expect(prod.stack.stackName).toBe('UserManagement-prod');
+  });
+
+  it('refuses an unknown stage or a malformed number', () => {
+    expect(() => buildApp({ context: { stage: 'qa' } })).toThrow(/Unknown stage "qa"/);
+    expect(() => buildApp({ context: { stage: 'prod', throttleRateLimit: 'fast' } })).toThrow(/throttleRateLimit/);
+    expect(() => buildApp({ context: { stage: 'prod', passwordMinLength: '20', passwordMaxLength: '10' } })).toThrow(/passwordMaxLength/);
+  });
+});
+
+describe('cdk-nag acknowledgements', () => {
+  it('are exactly the expected design decisions, each with a reason', () => {
+    const acknowledged = prod.stack.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+    expect(acknowledged.map(([id]) => id.replace(/^annotation::/i, '')).sort()).toEqual([
+      'AwsSolutions-APIG2',
+      'AwsSolutions-APIG3',
+      'AwsSolutions-APIG4',
+      'AwsSolutions-COG4',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    ]);
+    for (const [, reason] of acknowledged) expect(reason.length).toBeGreaterThan(60);
+  });
+});
