@@ -142,7 +142,10 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
         }
       };
       for (let i = 0; i < batches.length; i += BATCHES_IN_FLIGHT) {
-        await Promise.all(batches.slice(i, i + BATCHES_IN_FLIGHT).map(deleteBatch));
+        // Settle every batch in flight before failing, so no write outlives the request.
+        const results = await Promise.allSettled(batches.slice(i, i + BATCHES_IN_FLIGHT).map(deleteBatch));
+        const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failure) throw failure.reason;
       }
     },
 
