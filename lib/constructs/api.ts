@@ -94,6 +94,10 @@ export class UserManagementApi extends Construct {
       },
     });
 
+    // RestApi adds an "Endpoint" output (the stage URL with a trailing slash); the stack publishes
+    // BaseUrl and ApiUrl instead, so a third spelling of the same URL would only invite mistakes.
+    this.api.node.tryRemoveChild('Endpoint');
+
     const version = this.api.root.addResource(API_VERSION_PATH);
     for (const [operation, handler] of Object.entries(props.routes)) {
       const resource = version.addResource(operation);

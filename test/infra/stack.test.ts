@@ -299,6 +299,12 @@ describe('outputs', () => {
     expect(outputValue('ApiUrl')).toEqual([...prefix, '/v1']);
   });
 
+  it('exactly the documented outputs', () => {
+    expect(Object.keys(prod.template.toJSON().Outputs as object).sort()).toEqual(
+      ['ApiUrl', 'BaseUrl', 'DashboardUrl', 'OwnersTableName', 'UsersTableName'],
+    );
+  });
+
   it('table names for the admin CLI and the dashboard link', () => {
     prod.template.hasOutput('UsersTableName', { Value: { Ref: logicalId(prod.stack, prod.stack.tables.users) } });
     prod.template.hasOutput('OwnersTableName', { Value: { Ref: logicalId(prod.stack, prod.stack.tables.owners) } });
