@@ -2,6 +2,7 @@
  * The local HTTP server: it only turns an HTTP request into the API Gateway
  * (REST, v1 proxy) event the Lambda handlers take, and their result back.
  * Routing mirrors the deployed API: unknown path 404, other method 405.
+ * Beside the API, without a key: GET /openapi.json and GET /docs (local/docs.ts).
  */
 
 import { randomUUID } from 'node:crypto';
@@ -11,7 +12,10 @@ import type { ApiHandler as Handler } from '../functions/shared/pipeline';
 import { handler as createUser } from '../functions/createUser/handler';
 import { handler as deleteUser } from '../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../functions/resetUserPassword/handler';
+import { config } from '../functions/shared/config';
 import { MESSAGES } from '../functions/shared/messages';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi';
+import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
 
 /** Path prefix of every operation; SPEC.md's endpoints are `{base_url}/v1/<operation>`. */
 export const API_PREFIX = '/v1';
@@ -30,8 +34,12 @@ const FUNCTION_TIMEOUT_MS = 10_000;
 
 /** Creates (but does not start) the local server. */
 export function createLocalServer(): Server {
+  // The document for this process's password policy: byte for byte openapi.json under the default one.
+  const pages = docsPages(serializeOpenApiDocument(buildOpenApiDocument(config.passwordPolicy)));
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
+    const page = pages.get(path);
+    if (page) return servePage(req, res, page);
     const route = ROUTES[path];
     if (!route) return send(res, json(404, MESSAGES.notFound));
     if (req.method !== 'POST') return send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'POST' }));
@@ -124,6 +132,19 @@ const json = (statusCode: number, message: string, headers: Record<string, strin
   headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify({ message }),
 });
+
+function servePage(req: IncomingMessage, res: ServerResponse, page: Page): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'GET, HEAD' }));
+  const body = page.body();
+  res.writeHead(200, {
+    'content-type': page.contentType,
+    'content-length': body.length,
+    'content-security-policy': DOCS_CONTENT_SECURITY_POLICY,
+    'x-content-type-options': 'nosniff',
+  });
+  // Node leaves the body out of a HEAD response.
+  res.end(body);
+}
 
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.writeHead(result.statusCode, { ...result.headers, 'content-length': Buffer.byteLength(result.body) });
