@@ -1,0 +1,71 @@
+/**
+ * GET /docs renders the document in a real browser: Debian's Chromium, headless,
+ * driven by playwright-core. A missing Chromium fails the test (`.ci/run`
+ * installs it): the page is part of what the service promises. The screenshot
+ * goes to a temporary folder, or to DOCS_SCREENSHOT_DIR to keep it.
+ */
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { chromium } from 'playwright-core';
+import { startLocalServer } from '../support/local';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** No sandbox (root in a container), and no background traffic to Google's hosts on a closed network. */
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const OPERATIONS = ['/v1/createUser', '/v1/resetUserPassword', '/v1/deleteUser'];
+
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let workDir: string;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+  workDir = mkdtempSync(join(tmpdir(), 'docs-page-'));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+it('GET /docs shows the three operations, with nothing loaded from outside the server', async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+  const context = await chromium.launchPersistentContext(join(workDir, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 1400 },
+  });
+  try {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    const foreign: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+    page.on('request', (request) => !request.url().startsWith(server.baseUrl) && foreign.push(request.url()));
+
+    const response = await page.goto(`${server.baseUrl}/docs`);
+    expect(response?.status()).toBe(200);
+    await page.locator('.opblock-summary-path').nth(OPERATIONS.length - 1).waitFor({ timeout: 10_000 });
+
+    const paths = await page.locator('.opblock-summary-path').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path')));
+    expect(paths).toEqual(OPERATIONS);
+    await expect(page.locator('.info .title').innerText()).resolves.toContain('White-label user management API');
+    const screenshot = join(process.env.DOCS_SCREENSHOT_DIR ?? workDir, 'docs.png');
+    await page.screenshot({ path: screenshot, fullPage: false });
+    expect(existsSync(screenshot)).toBe(true);
+    expect({ problems, foreign }).toEqual({ problems: [], foreign: [] });
+  } finally {
+    await context.close();
+  }
+}, 30_000);
