@@ -1,0 +1,69 @@
+/**
+ * README.md's Quick start is a test: every `curl` command in its bash blocks is
+ * run with real curl against the local server, as a fresh owner (API_KEY), in
+ * order, and must print exactly the `# {...}` line that follows it.
+ */
+
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { newOwner, startLocalServer } from '../support/local';
+
+/** Where the README's commands point: `npm start`'s address. */
+const README_BASE_URL = 'http://127.0.0.1:3000';
+
+interface CurlExample {
+  readonly command: string;
+  readonly expected: string;
+}
+
+/** The curl commands of a README section's bash blocks, each with the output comment that follows it. */
+function curlExamples(markdown: string, section: string): CurlExample[] {
+  const start = markdown.indexOf(`\n## ${section}\n`);
+  if (start < 0) throw new Error(`README.md has no "## ${section}" section`);
+  const end = markdown.indexOf('\n## ', start + 1);
+  const text = markdown.slice(start, end < 0 ? undefined : end);
+  const blocks = [...text.matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  const examples: CurlExample[] = [];
+  for (const block of blocks) {
+    // One logical line per command: backslash continuations joined.
+    const lines = block.replace(/\\\n\s*/g, '').split('\n');
+    lines.forEach((line, i) => {
+      if (!line.startsWith('curl ')) return;
+      const comment = lines[i + 1] ?? '';
+      if (!comment.startsWith('# ')) throw new Error(`No "# <output>" line after: ${line}`);
+      examples.push({ command: line, expected: comment.slice(2) });
+    });
+  }
+  return examples;
+}
+
+const run = promisify(execFile);
+const examples = curlExamples(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'), 'Quick start');
+
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let apiKey: string;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+  ({ apiKey } = await newOwner('readme'));
+});
+afterAll(async () => server.close());
+
+describe('README.md Quick start', () => {
+  it('has the three operations as curl examples', () => {
+    expect(examples.map((e) => /\/v1\/(\w+)/.exec(e.command)?.[1])).toEqual(['createUser', 'resetUserPassword', 'deleteUser']);
+  });
+
+  // In order: each step works on the user the previous one created.
+  it('prints, for each curl command run as written, the output the README shows', async () => {
+    for (const { command, expected } of examples) {
+      const { stdout } = await run('bash', ['-c', command.replaceAll(README_BASE_URL, server.baseUrl)], {
+        env: { PATH: process.env.PATH, API_KEY: apiKey },
+        timeout: 10_000,
+      });
+      expect({ command, output: stdout }).toEqual({ command, output: expected });
+    }
+  });
+});
