@@ -56,7 +56,12 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
   };
 
   return {
-    /** One conditional put; false when the e-mail already exists in this owner's tool. */
+    /**
+     * One conditional put; false when the e-mail already exists in this owner's tool.
+     * The found item comes back on refusal: when it holds this very hash (salted, so
+     * unique to this call), the refused attempt is the SDK retrying a put whose
+     * response was lost, and the user is ours.
+     */
     async createUser(user: UserRecord): Promise<boolean> {
       const at = now();
       try {
@@ -73,11 +78,14 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
               updated_at: at,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
         return true;
       } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
+        if (error instanceof ConditionalCheckFailedException) {
+          return error.Item !== undefined && unmarshall(error.Item as never).password_hash === user.passwordHash;
+        }
         throw error;
       }
     },

@@ -1,0 +1,137 @@
+/**
+ * Storage faults injected at the SDK client: a middleware inside the retry and
+ * deserializer middlewares, so every attempt the SDK makes passes through it and
+ * a faked error response is turned into the SDK's real exception class.
+ */
+
+import { Readable } from 'node:stream';
+import type { DocumentClient } from '../../../functions/shared/dynamodb';
+
+/** DynamoDB API operations, as they appear in the X-Amz-Target header. */
+export type DynamoOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem' | 'TransactWriteItems' | 'Scan';
+
+/**
+ * - `throttle`: 400 ProvisionedThroughputExceededException (or `errorType`), nothing applied.
+ * - `internal`: 500 InternalServerError, nothing applied.
+ * - `timeout`: the request times out before DynamoDB sees it.
+ * - `lost-response`: DynamoDB applies the request, then the response is lost (timeout).
+ * - `unprocessed`: BatchWriteItem answers 200 and leaves every item unprocessed.
+ * - `rejected`: 400 ValidationException (or `errorType`), which no retry can cure.
+ */
+export type FaultKind = 'throttle' | 'internal' | 'timeout' | 'lost-response' | 'unprocessed' | 'rejected';
+
+export interface FaultSpec {
+  readonly operation: DynamoOperation;
+  readonly kind: FaultKind;
+  /** Only calls on this table. */
+  readonly table?: string;
+  /** Matching attempts let through before the fault starts. @default 0 */
+  readonly skip?: number;
+  /** How many matching attempts fail. @default every one */
+  readonly times?: number;
+  /** Error type for `throttle` and `rejected`. @default 'ProvisionedThroughputExceededException', 'ValidationException' */
+  readonly errorType?: string;
+  /** Text of the faked error message (the secrets test puts secrets in it). */
+  readonly message?: string;
+}
+
+export interface Fault {
+  /** Matching attempts seen so far (faulted or not). */
+  readonly attempts: number;
+  /** Attempts that were faulted. */
+  readonly injected: number;
+  /** Times (performance.now) of each matching attempt. */
+  readonly attemptTimes: readonly number[];
+  remove(): void;
+}
+
+let sequence = 0;
+let injectedInProcess = 0;
+
+/** Faults injected by this test file so far. */
+export const faultsInjected = () => injectedInProcess;
+
+type Request = { headers: Record<string, string>; body?: unknown };
+type Next = (args: { request: unknown }) => Promise<{ response: unknown; output: unknown }>;
+
+/** Adds a fault to the client until `remove()` is called. */
+export function injectFault(client: DocumentClient, spec: FaultSpec): Fault {
+  const name = `hardening-fault-${++sequence}`;
+  const state = { attempts: 0, injected: 0, attemptTimes: [] as number[] };
+  const middleware = (next: Next) => async (args: { request: unknown }) => {
+    const request = args.request as Request;
+    if (request.headers['x-amz-target'] !== `DynamoDB_20120810.${spec.operation}`) return next(args);
+    const input = JSON.parse(bodyText(request.body)) as {
+      TableName?: string;
+      RequestItems?: Record<string, unknown>;
+    };
+    const tables = input.TableName ? [input.TableName] : Object.keys(input.RequestItems ?? {});
+    if (spec.table && !tables.includes(spec.table)) return next(args);
+    state.attempts++;
+    state.attemptTimes.push(performance.now());
+    if (state.attempts <= (spec.skip ?? 0) || state.injected >= (spec.times ?? Infinity)) return next(args);
+    state.injected++;
+    injectedInProcess++;
+    switch (spec.kind) {
+      case 'throttle':
+        return errorResponse(400, spec.errorType ?? 'ProvisionedThroughputExceededException', spec.message ?? 'The level of configured provisioned throughput for the table was exceeded.');
+      case 'internal':
+        return errorResponse(500, 'InternalServerError', spec.message ?? 'Internal server error');
+      case 'timeout':
+        throw timeoutError(spec.message);
+      case 'lost-response':
+        await next(args).catch(() => undefined);
+        throw timeoutError(spec.message);
+      case 'rejected':
+        return errorResponse(400, spec.errorType ?? 'ValidationException', spec.message ?? 'One or more parameter values were invalid');
+      case 'unprocessed':
+        return jsonResponse(200, { UnprocessedItems: input.RequestItems ?? {} });
+    }
+  };
+  client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
+  return {
+    get attempts() {
+      return state.attempts;
+    },
+    get injected() {
+      return state.injected;
+    },
+    attemptTimes: state.attemptTimes,
+    remove: () => void client.middlewareStack.remove(name),
+  };
+}
+
+/** A serialized request body as text (the SDK may hand over a string or bytes). */
+export const bodyText = (body: unknown): string =>
+  typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : '{}';
+
+/** What the SDK's HTTP handler throws when `requestTimeout` passes (with throwOnRequestTimeout). */
+const timeoutError = (message?: string) =>
+  Object.assign(new Error(message ?? '@smithy/node-http-handler - [ERROR] a request has exceeded the configured 3000 ms requestTimeout.'), {
+    name: 'TimeoutError',
+    code: 'ETIMEDOUT',
+  });
+
+const jsonResponse = (statusCode: number, body: object, headers: Record<string, string> = {}) => ({
+  response: {
+    statusCode,
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected-fault', ...headers },
+    body: Readable.from([Buffer.from(JSON.stringify(body))]),
+  },
+  output: {},
+});
+
+const errorResponse = (statusCode: number, type: string, message: string) =>
+  jsonResponse(statusCode, { __type: `com.amazonaws.dynamodb.v20120810#${type}`, message }, { 'x-amzn-errortype': type });
+
+/**
+ * Tokens left in the client's standard-mode retry quota (500 to start; a retry
+ * after a 5xx or timeout costs 14, after a throttle 5; a success refunds).
+ * When it runs dry the SDK stops retrying, so fault tests check it first.
+ */
+export async function retryCapacity(client: DocumentClient): Promise<number> {
+  const strategy = (await (client.config.retryStrategy as unknown as () => Promise<{ getCapacity(): number }>)()) as {
+    getCapacity(): number;
+  };
+  return strategy.getCapacity();
+}
