@@ -1,0 +1,82 @@
+/**
+ * Each function as Lambda receives it: bundled with the esbuild settings of the CDK construct
+ * (lib/constructs/handler-function.ts: ESM, minified, node24, source maps without sources, the
+ * AWS SDK bundled, only the native argon2 binding external), then imported cold in fresh Node
+ * processes. Keep BUILD_OPTIONS in step with the construct's `bundling` props.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
+import { median, round } from './stats';
+
+export const FUNCTIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
+
+/** What NodejsFunction passes to esbuild for the construct's props (arm64 changes nothing in the JavaScript). */
+const BUILD_OPTIONS: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+  // nodeModules: ['@node-rs/argon2'] becomes an external; externalModules: [] keeps the AWS SDK in.
+  external: ['@node-rs/argon2'],
+  logLevel: 'error',
+};
+
+/** The environment a deployed function starts with (no endpoint: the real DynamoDB, never contacted on import). */
+const LAMBDA_ENV = {
+  USERS_TABLE_NAME: 'users',
+  OWNERS_TABLE_NAME: 'owners',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  POWERTOOLS_SERVICE_NAME: 'user-management',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  // The construct sets this on every function.
+  NODE_OPTIONS: '--enable-source-maps',
+};
+
+export interface BundleResult {
+  readonly bytes: number;
+  readonly import_ms_p50: number;
+}
+
+export async function measureBundles(root: string, imports = 10): Promise<Record<(typeof FUNCTIONS)[number], BundleResult>> {
+  const dir = mkdtempSync(join(tmpdir(), 'wlum-bench-'));
+  try {
+    // The asset installs @node-rs/argon2 beside index.mjs; the project's node_modules stands in for it.
+    symlinkSync(resolve(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const probe = join(dir, 'probe.mjs');
+    writeFileSync(
+      probe,
+      'const t = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t));\n',
+    );
+    const result = {} as Record<(typeof FUNCTIONS)[number], BundleResult>;
+    for (const name of FUNCTIONS) {
+      const outfile = join(dir, name, 'index.mjs');
+      await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [join(root, 'functions', name, 'handler.ts')], outfile });
+      const samples: number[] = [];
+      for (let i = 0; i < imports; i++) {
+        const child = spawnSync(process.execPath, [probe, pathToFileURL(outfile).href], {
+          cwd: dir,
+          env: { PATH: process.env.PATH, ...LAMBDA_ENV },
+          encoding: 'utf8',
+        });
+        if (child.status !== 0) throw new Error(`importing the ${name} bundle failed: ${child.stderr}`);
+        samples.push(Number(child.stdout));
+      }
+      result[name] = { bytes: statSync(outfile).size, import_ms_p50: round(median(samples), 1) };
+    }
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

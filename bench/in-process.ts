@@ -1,0 +1,198 @@
+/**
+ * Measurements made by calling the handlers in this process, as Lambda would: the pipeline's own
+ * cost, DynamoDB calls per operation (counted by an SDK middleware on the service's shared client),
+ * and how a delete scales with the user's associated data. Import only after the environment is set.
+ */
+
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as createUserHandler } from '../functions/createUser/handler';
+import { handler as deleteUserHandler } from '../functions/deleteUser/handler';
+import { handler as resetUserPasswordHandler } from '../functions/resetUserPassword/handler';
+import { MESSAGES } from '../functions/shared/messages';
+import { issueKey } from '../functions/shared/owners';
+import { type ApiHandler, dependencies, operation } from '../functions/shared/pipeline';
+import { jsonResponse } from '../functions/shared/responses';
+import { userPk } from '../functions/shared/table-layout';
+import { median, round } from './stats';
+
+export type Operation = 'createUser' | 'resetUserPassword' | 'deleteUser';
+
+const HANDLERS: Record<Operation, ApiHandler> = {
+  createUser: createUserHandler,
+  resetUserPassword: resetUserPasswordHandler,
+  deleteUser: deleteUserHandler,
+};
+
+/** An API Gateway REST (v1 proxy) event as the gateway sends it. */
+export function apiEvent(operationName: string, apiKey: string, body: object): APIGatewayProxyEvent {
+  const path = `/v1/${operationName}`;
+  return {
+    resource: path,
+    path,
+    httpMethod: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey },
+    multiValueHeaders: { 'Content-Type': ['application/json'], 'X-API-Key': [apiKey] },
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: { requestId: randomUUID(), stage: 'bench', path, httpMethod: 'POST' } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+export function lambdaContext(): Context {
+  const deadline = Date.now() + 10_000;
+  return {
+    awsRequestId: randomUUID(),
+    functionName: 'bench',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:bench',
+    memoryLimitInMB: '1024',
+    logGroupName: '/aws/lambda/bench',
+    logStreamName: 'bench',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Counts DynamoDB round trips (retries included: the deserialize step runs once per attempt), by command. */
+export function installCallCounter() {
+  const counts = new Map<string, number>();
+  dependencies.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = context.commandName ?? 'unknown';
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'deserialize', name: 'benchCallCounter' },
+  );
+  return {
+    /** Runs `fn` and returns how many calls it made, in all and by command. */
+    async count(fn: () => Promise<unknown>): Promise<{ total: number; byCommand: Record<string, number> }> {
+      counts.clear();
+      await fn();
+      const byCommand = Object.fromEntries([...counts].map(([name, n]) => [name.replace(/Command$/, ''), n]));
+      return { total: [...counts.values()].reduce((a, b) => a + b, 0), byCommand };
+    },
+  };
+}
+
+async function call(operationName: Operation, apiKey: string, body: object, expect = 200): Promise<APIGatewayProxyResult> {
+  const result = await HANDLERS[operationName](apiEvent(operationName, apiKey, body), lambdaContext());
+  if (result.statusCode !== expect) throw new Error(`${operationName} answered ${result.statusCode} ${result.body}, expected ${expect}`);
+  return result;
+}
+
+const email = (tag: string) => `${tag}-${randomUUID().slice(0, 12)}@example.com`;
+
+/**
+ * A request through the whole pipeline (context injection, access log, error shaping, headers,
+ * API key from the warm cache, body, schema) around an operation that does nothing (no hash, no
+ * storage), minus calling that operation bare. Median over `runs` calls, per operation.
+ */
+export async function pipelineOverhead(apiKey: string, runs = 4_000): Promise<Record<Operation, number>> {
+  const bodies: Record<Operation, object> = {
+    createUser: { user_email: 'Jane@Example.com', user_password: 'correct horse battery staple', should_reset_password: 'false' },
+    resetUserPassword: { user_email: 'jane@example.com', new_password: 'a brand new passphrase' },
+    deleteUser: { user_email: 'jane@example.com' },
+  };
+  const result = {} as Record<Operation, number>;
+  for (const name of Object.keys(bodies) as Operation[]) {
+    const noop = async () => jsonResponse(200, { message: MESSAGES.passwordReset });
+    const wrapped = operation({ name, failureMessage: MESSAGES.createFailed, run: noop });
+    const piped: number[] = [];
+    const bare: number[] = [];
+    for (let i = -runs / 4; i < runs; i++) {
+      const event = apiEvent(name, apiKey, bodies[name]);
+      const context = lambdaContext();
+      let started = performance.now();
+      const response = await wrapped(event, context);
+      const pipedMs = performance.now() - started;
+      if (response.statusCode !== 200) throw new Error(`pipeline answered ${response.statusCode} ${response.body}`);
+      started = performance.now();
+      await noop();
+      const bareMs = performance.now() - started;
+      if (i >= 0) {
+        piped.push(pipedMs);
+        bare.push(bareMs);
+      }
+    }
+    result[name] = round(median(piped) - median(bare), 4);
+  }
+  return result;
+}
+
+/** DynamoDB calls per operation with a warm key cache, and for the first call with a new key. */
+export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, ownerEmail: string, warmKey: string) {
+  const user = email('calls');
+  const warm = {
+    createUser: await counter.count(() => call('createUser', warmKey, { user_email: user, user_password: 'correct horse battery staple' })),
+    resetUserPassword: await counter.count(() => call('resetUserPassword', warmKey, { user_email: user, new_password: 'a brand new passphrase' })),
+    deleteUser: await counter.count(() => call('deleteUser', warmKey, { user_email: user })),
+  };
+  const cold = {} as Record<Operation, { total: number; byCommand: Record<string, number> }>;
+  const coldUser = email('cold');
+  for (const name of ['createUser', 'resetUserPassword', 'deleteUser'] as const) {
+    const { api_key: freshKey } = await issueKey(dependencies.repository, ownerEmail);
+    const body =
+      name === 'createUser'
+        ? { user_email: coldUser, user_password: 'correct horse battery staple' }
+        : name === 'resetUserPassword'
+          ? { user_email: coldUser, new_password: 'a brand new passphrase' }
+          : { user_email: coldUser };
+    cold[name] = await counter.count(() => call(name, freshKey, body));
+  }
+  return { warm, cold };
+}
+
+export interface DeleteScalingRow {
+  readonly items: number;
+  readonly ms: number;
+  readonly ms_per_item: number | null;
+  readonly calls: number;
+  readonly calls_bound: number;
+}
+
+/** Deletes users holding n associated items (about 120 bytes each); median time of `reps`, calls of the last. */
+export async function deleteScaling(
+  counter: ReturnType<typeof installCallCounter>,
+  ownerId: string,
+  apiKey: string,
+  sizes: readonly number[] = [0, 25, 250, 2_500],
+  reps = 3,
+): Promise<DeleteScalingRow[]> {
+  const rows: DeleteScalingRow[] = [];
+  const { client, config } = dependencies;
+  for (const items of sizes) {
+    const times: number[] = [];
+    let calls = 0;
+    for (let rep = 0; rep < reps; rep++) {
+      const user = email(`scaling-${items}`);
+      await call('createUser', apiKey, { user_email: user, user_password: 'correct horse battery staple' });
+      const pk = userPk(ownerId, user);
+      const puts = Array.from({ length: items }, (_, i) => ({
+        PutRequest: { Item: { pk, sk: `DATA#${String(i).padStart(6, '0')}`, kind: 'note', body: 'x'.repeat(96) } },
+      }));
+      for (let i = 0; i < puts.length; i += 25 * 8) {
+        await Promise.all(
+          Array.from({ length: 8 }, (_, b) => puts.slice(i + b * 25, i + (b + 1) * 25))
+            .filter((batch) => batch.length > 0)
+            .map((batch) => client.send(new BatchWriteCommand({ RequestItems: { [config.usersTableName]: batch } }))),
+        );
+      }
+      const started = performance.now();
+      calls = (await counter.count(() => call('deleteUser', apiKey, { user_email: user }))).total;
+      times.push(performance.now() - started);
+    }
+    const ms = median(times);
+    rows.push({ items, ms: round(ms), ms_per_item: items > 0 ? round(ms / items, 4) : null, calls, calls_bound: 2 + Math.ceil(items / 25) });
+  }
+  return rows;
+}
