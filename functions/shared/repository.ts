@@ -157,14 +157,18 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
       }
     },
 
-    /** Deletes the profile last, on condition, so a half-done delete leaves the user visible for a retry. */
+    /**
+     * Deletes the profile last, so a half-done delete leaves the user visible for a retry.
+     * Refuses only a white-label profile: a profile already gone is the SDK retrying a
+     * delete whose response was lost (or a concurrent delete), and the user is deleted.
+     */
     async deleteProfile(ownerId: string, email: string): Promise<'deleted' | Refusal> {
       try {
         await db.send(
           new DeleteCommand({
             TableName: Users,
             Key: userKey(ownerId, email),
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
+            ConditionExpression: 'attribute_not_exists(white_label)',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );

@@ -103,7 +103,7 @@ export function injectFault(client: DocumentClient, spec: FaultSpec): Fault {
 
 /** A serialized request body as text (the SDK may hand over a string or bytes). */
 export const bodyText = (body: unknown): string =>
-  typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : '{}';
+  typeof body === 'string' ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : '{}';
 
 /** What the SDK's HTTP handler throws when `requestTimeout` passes (with throwOnRequestTimeout). */
 const timeoutError = (message?: string) =>

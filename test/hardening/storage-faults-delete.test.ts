@@ -1,0 +1,139 @@
+/**
+ * deleteUser under storage faults, one test per DynamoDB call it makes and per
+ * fault, on a user with 30 items of associated data (two BatchWriteItems): the
+ * caller gets "Failed to delete user and associated data.", the user is still
+ * visible (its profile goes last), and the caller's retry removes the whole item
+ * collection. Backoff jitter is scaled down; sdk-retries.test.ts covers the real delays.
+ */
+
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { MESSAGES } from '../../functions/shared/messages';
+import { issueKey } from '../../functions/shared/owners';
+import { dependencies } from '../../functions/shared/pipeline';
+import { apiClient } from '../support/http-client';
+import { startLocalServer, uniqueEmail } from '../support/local';
+import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from './support/faults';
+import { collection, ownerWithId, profileOf, seedAssociatedData, type TestOwner } from './support/world';
+
+const { client, config } = dependencies;
+const ASSOCIATED_ITEMS = 30;
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let owner: TestOwner;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+  owner = await ownerWithId('faults-delete');
+  const random = Math.random;
+  jest.spyOn(Math, 'random').mockImplementation(() => random() * 0.02);
+});
+afterAll(async () => {
+  jest.restoreAllMocks();
+  await server.close();
+  if (process.env.HARDENING_REPORT) console.log(`storage-faults-delete: ${faultsInjected()} faults injected`);
+});
+
+/** A client with a key nobody has used yet, and a user with associated data to delete. */
+async function freshCallerAndUser() {
+  const api = apiClient(server.baseUrl, (await issueKey(dependencies.repository, owner.ownerEmail)).api_key);
+  const email = uniqueEmail('fault-delete');
+  expect((await apiClient(server.baseUrl, owner.apiKey)('/v1/createUser', { user_email: email })).status).toBe(200);
+  await seedAssociatedData(owner.ownerId, email, ASSOCIATED_ITEMS);
+  return { api, email };
+}
+
+const deleted = [200, { message: MESSAGES.userDeleted }];
+const failedToDelete = [500, { message: MESSAGES.deleteFailed }];
+
+/** Per call: the fault, and how many associated items may be left behind (the profile always is). */
+const CALLS: { call: string; operation: DynamoOperation; table?: string; skip?: number; left: number[] }[] = [
+  { call: 'GetItem of the API key', operation: 'GetItem', table: config.ownersTableName, left: [ASSOCIATED_ITEMS] },
+  { call: "GetItem of the owner's account", operation: 'GetItem', table: config.usersTableName, left: [ASSOCIATED_ITEMS] },
+  { call: 'Query of the item collection', operation: 'Query', left: [ASSOCIATED_ITEMS] },
+  // The first batch goes through, the second fails: half the associated data is gone.
+  { call: 'second BatchWriteItem of associated data', operation: 'BatchWriteItem', skip: 1, left: [5, 25] },
+  { call: 'conditional DeleteItem of the profile', operation: 'DeleteItem', left: [0] },
+];
+const KINDS: FaultKind[] = ['throttle', 'internal', 'timeout'];
+
+describe.each(CALLS)('deleteUser when the $call fails', ({ operation, table, skip, left }) => {
+  it.each(KINDS)('%s: three attempts, "Failed to delete user and associated data.", the user still visible, and the retry deletes it all', async (kind) => {
+    const { api, email } = await freshCallerAndUser();
+    expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
+
+    const fault = injectFault(client, { operation, table, kind, skip });
+    const failed = await api('/v1/deleteUser', { user_email: email }).finally(fault.remove);
+
+    expect([failed.status, failed.body]).toEqual(failedToDelete);
+    expect(fault.injected).toBe(3);
+    const items = await collection(owner.ownerId, email);
+    expect(profileOf(items)).toBeDefined();
+    expect(left).toContain(items.length - 1);
+
+    const retry = await api('/v1/deleteUser', { user_email: email });
+    expect([retry.status, retry.body]).toEqual(deleted);
+    expect(await collection(owner.ownerId, email)).toEqual([]);
+  });
+});
+
+describe('deleteUser when a write is applied but its response is lost', () => {
+  it("DeleteItem, once: the SDK's retry finds the profile gone and the caller still gets 200, not 404", async () => {
+    const { api, email } = await freshCallerAndUser();
+    const fault = injectFault(client, { operation: 'DeleteItem', kind: 'lost-response', times: 1 });
+    const response = await api('/v1/deleteUser', { user_email: email }).finally(fault.remove);
+
+    expect(fault.attempts).toBe(2);
+    expect([response.status, response.body]).toEqual(deleted);
+    expect(await collection(owner.ownerId, email)).toEqual([]);
+  });
+
+  it('DeleteItem, every attempt: 500, yet the user and all its data are gone; the retry finds no such user (404)', async () => {
+    const { api, email } = await freshCallerAndUser();
+    expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
+    const fault = injectFault(client, { operation: 'DeleteItem', kind: 'lost-response' });
+    const response = await api('/v1/deleteUser', { user_email: email }).finally(fault.remove);
+
+    expect([response.status, response.body]).toEqual(failedToDelete);
+    expect(fault.attempts).toBe(3);
+    expect(await collection(owner.ownerId, email)).toEqual([]);
+    const retry = await api('/v1/deleteUser', { user_email: email });
+    expect([retry.status, retry.body]).toEqual([404, { message: MESSAGES.userNotFound }]);
+  });
+
+  it('BatchWriteItem, every attempt: 500 with the profile still there, and the retry deletes it all', async () => {
+    const { api, email } = await freshCallerAndUser();
+    expect(await retryCapacity(client)).toBeGreaterThanOrEqual(56);
+    const fault = injectFault(client, { operation: 'BatchWriteItem', kind: 'lost-response' });
+    const response = await api('/v1/deleteUser', { user_email: email }).finally(fault.remove);
+
+    expect([response.status, response.body]).toEqual(failedToDelete);
+    expect(profileOf(await collection(owner.ownerId, email))).toBeDefined();
+    const retry = await api('/v1/deleteUser', { user_email: email });
+    expect([retry.status, retry.body]).toEqual(deleted);
+    expect(await collection(owner.ownerId, email)).toEqual([]);
+  });
+});
+
+describe('deleteUser when BatchWriteItem leaves items unprocessed (what DynamoDB does when it throttles a batch)', () => {
+  it('twice: the repository resends what is left and the delete completes', async () => {
+    const { api, email } = await freshCallerAndUser();
+    const fault = injectFault(client, { operation: 'BatchWriteItem', kind: 'unprocessed', times: 2 });
+    const response = await api('/v1/deleteUser', { user_email: email }).finally(fault.remove);
+
+    expect(fault.injected).toBe(2);
+    expect([response.status, response.body]).toEqual(deleted);
+    expect(await collection(owner.ownerId, email)).toEqual([]);
+  });
+
+  it('on every resend: the repository gives up (500), the user is still visible, and the retry deletes it all', async () => {
+    const { api, email } = await freshCallerAndUser();
+    const fault = injectFault(client, { operation: 'BatchWriteItem', kind: 'unprocessed' });
+    const response = await api('/v1/deleteUser', { user_email: email }).finally(fault.remove);
+
+    expect([response.status, response.body]).toEqual(failedToDelete);
+    expect(fault.injected).toBeGreaterThanOrEqual(9);
+    expect(await collection(owner.ownerId, email)).toHaveLength(ASSOCIATED_ITEMS + 1);
+    const retry = await api('/v1/deleteUser', { user_email: email });
+    expect([retry.status, retry.body]).toEqual(deleted);
+    expect(await collection(owner.ownerId, email)).toEqual([]);
+  });
+});
