@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi';
 import { UserManagementApi } from './constructs/api';
 import { type DynamoDbAction, HandlerFunction } from './constructs/handler-function';
 import { Monitoring } from './constructs/monitoring';
@@ -111,6 +112,10 @@ export class UserManagementStack extends Stack {
       accessLogRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
       cloudWatchRole: config.apiGatewayCloudWatchRole,
+      // The stage's own password policy shows in the document's messages and limits.
+      openApiDocument: serializeOpenApiDocument(
+        buildOpenApiDocument({ minLength: config.passwordMinLength, maxLength: config.passwordMaxLength }),
+      ),
     });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {

@@ -17,6 +17,16 @@ import { Construct } from 'constructs';
 /** The API's version prefix: every route lives under it. */
 export const API_VERSION_PATH = 'v1';
 
+/** Where each stage publishes its OpenAPI document: `{baseUrl}/openapi.json`. */
+export const OPENAPI_PATH_PART = 'openapi.json';
+
+/**
+ * The response template that returns the document unchanged: base64 keeps VTL from reading its
+ * `$ref`s and `#` pointers as references, directives or comments.
+ */
+export const openApiResponseTemplate = (document: string) =>
+  `$util.base64Decode("${Buffer.from(document, 'utf8').toString('base64')}")`;
+
 /** API Gateway's own answers, in the contract's `{"message": ...}` shape and statuses. */
 export const GATEWAY_MESSAGES = {
   notFound: '{"message":"Not Found"}',
@@ -48,6 +58,11 @@ export interface UserManagementApiProps {
    * @default true
    */
   readonly cloudWatchRole?: boolean;
+  /**
+   * The OpenAPI document (serialised JSON), served at `GET {baseUrl}/openapi.json` without a key.
+   * @default no document route
+   */
+  readonly openApiDocument?: string;
 }
 
 /**
@@ -109,11 +124,25 @@ export class UserManagementApi extends Construct {
       });
     }
 
+    if (props.openApiDocument !== undefined) this.addOpenApiDocument(props.openApiDocument);
     this.addGatewayResponses();
 
     const stack = Stack.of(this);
     this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${this.api.deploymentStage.stageName}`;
     this.versionedUrl = `${this.baseUrl}/${API_VERSION_PATH}`;
+  }
+
+  /** `GET /openapi.json`, answered by API Gateway itself: no function, no key. */
+  private addOpenApiDocument(document: string): void {
+    this.api.root.addResource(OPENAPI_PATH_PART).addMethod(
+      'GET',
+      new MockIntegration({
+        requestTemplates: { 'application/json': '{"statusCode": 200}' },
+        passthroughBehavior: PassthroughBehavior.NEVER,
+        integrationResponses: [{ statusCode: '200', responseTemplates: { 'application/json': openApiResponseTemplate(document) } }],
+      }),
+      { methodResponses: [{ statusCode: '200' }] },
+    );
   }
 
   private addGatewayResponses(): void {

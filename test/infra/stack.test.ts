@@ -1,10 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { type CfnElement, Validations } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
 import { buildApp } from '../../lib/app';
-import { GATEWAY_MESSAGES } from '../../lib/constructs/api';
+import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
+import { OPENAPI_PATH } from '../../scripts/openapi';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
 import { resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
@@ -154,6 +156,47 @@ describe('least privilege', () => {
 });
 
 describe('REST API', () => {
+  /** The document a stage's GET /openapi.json returns, decoded from its response template. */
+  const servedDocument = (template: Template) => {
+    const [method] = Object.values(resourcesOf(template)).filter(
+      (resource) => resource.Type === 'AWS::ApiGateway::Method' && resource.Properties?.HttpMethod === 'GET',
+    );
+    const integration = method?.Properties?.Integration as { IntegrationResponses: { ResponseTemplates: Record<string, string> }[] };
+    const responseTemplate = integration.IntegrationResponses[0]!.ResponseTemplates['application/json']!;
+    return Buffer.from(/^\$util\.base64Decode\("([A-Za-z0-9+/=]*)"\)$/.exec(responseTemplate)![1]!, 'base64').toString('utf8');
+  };
+
+  it.each(STAGES)('%s: GET /openapi.json returns openapi.json from API Gateway itself, without a key', (stage) => {
+    const { template, stack } = byStage[stage];
+    const document = readFileSync(OPENAPI_PATH, 'utf8');
+    template.hasResourceProperties('AWS::ApiGateway::Resource', {
+      PathPart: 'openapi.json',
+      ParentId: { 'Fn::GetAtt': [logicalId(stack, stack.api.api), 'RootResourceId'] },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'GET',
+      ResourceId: { Ref: logicalId(stack, stack.api.api.root.getResource('openapi.json')!) },
+      AuthorizationType: 'NONE',
+      Integration: {
+        Type: 'MOCK',
+        PassthroughBehavior: 'NEVER',
+        RequestTemplates: { 'application/json': '{"statusCode": 200}' },
+        IntegrationResponses: [{ StatusCode: '200', ResponseTemplates: { 'application/json': openApiResponseTemplate(document) } }],
+      },
+      MethodResponses: [{ StatusCode: '200' }],
+    });
+    expect(servedDocument(template)).toBe(document);
+    // API Gateway's limit on a mapping template.
+    expect(Buffer.byteLength(openApiResponseTemplate(document))).toBeLessThan(300 * 1024);
+  });
+
+  it("the served document states the stage's password policy", () => {
+    const { template } = synthStage('prod', { passwordMinLength: '12', passwordMaxLength: '256' });
+    const document = servedDocument(template);
+    expect(document).toContain('user_password must be between 12 and 256 characters.');
+    expect(JSON.parse(document).components.schemas.CreateUserRequest.properties.user_password).toMatchObject({ minLength: 12, maxLength: 256 });
+  });
+
   it('a regional REST API without API Gateway API keys', () => {
     prod.template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
     prod.template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'user-management-prod', EndpointConfiguration: { Types: ['REGIONAL'] } });
@@ -165,8 +208,8 @@ describe('REST API', () => {
   it('routes: /v1/<operation>, POST to its function, any other method a 405 with Allow: POST', () => {
     const { template, stack } = prod;
     const resources = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::ApiGateway::Resource');
-    expect(resources.map((resource) => resource.Properties?.PathPart).sort()).toEqual([...OPERATIONS, 'v1'].sort());
-    template.resourceCountIs('AWS::ApiGateway::Method', OPERATIONS.length * 2);
+    expect(resources.map((resource) => resource.Properties?.PathPart).sort()).toEqual([...OPERATIONS, 'openapi.json', 'v1'].sort());
+    template.resourceCountIs('AWS::ApiGateway::Method', OPERATIONS.length * 2 + 1);
     for (const operation of OPERATIONS) {
       const resourceId = logicalId(stack, stack.api.api.root.getResource('v1')!.getResource(operation)!);
       template.hasResourceProperties('AWS::ApiGateway::Method', {
