@@ -1,6 +1,9 @@
 /**
  * One JSON Schema per operation, and the contract's rows for its validation
  * errors, in the contract's order: where several rows apply, the first wins.
+ * The shape of each body (SHAPES) is precompiled into validators.generated.ts
+ * (`npm run build:validators`); the password policy is deployment config and is
+ * checked beside it, in the same validation step.
  */
 
 import type { ErrorObject } from 'ajv';
@@ -16,7 +19,8 @@ const email = {
   format: 'email',
 } as const;
 
-const password = (policy: PasswordPolicy) => ({ type: 'string', minLength: policy.minLength, maxLength: policy.maxLength }) as const;
+/** A password's shape; its lengths come from the deployment's policy (see {@link operationSchemas}). */
+const password = { type: 'string' } as const;
 
 const body = (properties: Record<string, object>, required: string[]) => ({
   type: 'object',
@@ -24,6 +28,40 @@ const body = (properties: Record<string, object>, required: string[]) => ({
   required,
   additionalProperties: false,
 });
+
+/** Each operation's body without the password policy: what validators.generated.ts was compiled from. */
+export const SHAPES = {
+  createUser: body(
+    {
+      user_email: email,
+      user_password: password,
+      should_reset_password: { enum: ['true', 'false', true, false] },
+    },
+    ['user_email'],
+  ),
+  resetUserPassword: body({ user_email: email, new_password: password }, ['user_email', 'new_password']),
+  deleteUser: body({ user_email: email }, ['user_email']),
+};
+
+export type OperationName = keyof typeof SHAPES;
+
+/** The fields each operation holds to the password policy. */
+const POLICY_FIELDS: Record<OperationName, readonly string[]> = {
+  createUser: ['user_password'],
+  resetUserPassword: ['new_password'],
+  deleteUser: [],
+};
+
+/** The shape with the policy's lengths on its password fields: the body's full JSON Schema. */
+function withPolicy(shape: ReturnType<typeof body>, fields: readonly string[], policy: PasswordPolicy) {
+  const properties = Object.fromEntries(
+    Object.entries(shape.properties).map(([name, schema]) => [
+      name,
+      fields.includes(name) ? { ...schema, minLength: policy.minLength, maxLength: policy.maxLength } : schema,
+    ]),
+  );
+  return { ...shape, properties };
+}
 
 /** What made a field fail: absent/null/empty, not a listed field, or any other failure. */
 type Failure = 'missing' | 'unknown' | 'invalid';
@@ -36,8 +74,14 @@ export interface Row {
 }
 
 export interface OperationSchema {
+  /** The body's JSON Schema under the deployment's password policy (what the API documents). */
   readonly schema: object;
   readonly rows: readonly Row[];
+  /** Which precompiled validator checks the body's shape. */
+  readonly operation: OperationName;
+  /** The fields held to `policy`, checked in the same step as the shape. */
+  readonly policyFields: readonly string[];
+  readonly policy: PasswordPolicy;
 }
 
 const row = (fields: Row['fields'], failures: Failure[], message: string | ((field: string) => string)): Row => ({
@@ -48,44 +92,36 @@ const row = (fields: Row['fields'], failures: Failure[], message: string | ((fie
 
 const unknownRow = row('*', ['unknown'], unknownParameter);
 
+const operationSchema = (operation: OperationName, policy: PasswordPolicy, rows: Row[]): OperationSchema => ({
+  schema: withPolicy(SHAPES[operation], POLICY_FIELDS[operation], policy),
+  rows,
+  operation,
+  policyFields: POLICY_FIELDS[operation],
+  policy,
+});
+
 /** The three operations' schemas for a deployment's password policy. */
 export function operationSchemas(policy: PasswordPolicy) {
   return {
-    createUser: {
-      schema: body(
-        {
-          user_email: email,
-          user_password: password(policy),
-          should_reset_password: { enum: ['true', 'false', true, false] },
-        },
-        ['user_email'],
-      ),
-      rows: [
-        row(['user_email'], ['missing'], MESSAGES.userEmailMissing),
-        unknownRow,
-        row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
-        row(['user_password'], ['missing', 'invalid'], passwordOutOfPolicy('user_password', policy)),
-        row(['should_reset_password'], ['missing', 'invalid'], MESSAGES.shouldResetInvalid),
-      ],
-    },
-    resetUserPassword: {
-      schema: body({ user_email: email, new_password: password(policy) }, ['user_email', 'new_password']),
-      rows: [
-        row(['user_email', 'new_password'], ['missing'], MESSAGES.missingParameters),
-        unknownRow,
-        row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
-        row(['new_password'], ['invalid'], passwordOutOfPolicy('new_password', policy)),
-      ],
-    },
-    deleteUser: {
-      schema: body({ user_email: email }, ['user_email']),
-      rows: [
-        row(['user_email'], ['missing'], MESSAGES.missingParameters),
-        unknownRow,
-        row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
-      ],
-    },
-  } satisfies Record<string, OperationSchema>;
+    createUser: operationSchema('createUser', policy, [
+      row(['user_email'], ['missing'], MESSAGES.userEmailMissing),
+      unknownRow,
+      row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
+      row(['user_password'], ['missing', 'invalid'], passwordOutOfPolicy('user_password', policy)),
+      row(['should_reset_password'], ['missing', 'invalid'], MESSAGES.shouldResetInvalid),
+    ]),
+    resetUserPassword: operationSchema('resetUserPassword', policy, [
+      row(['user_email', 'new_password'], ['missing'], MESSAGES.missingParameters),
+      unknownRow,
+      row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
+      row(['new_password'], ['invalid'], passwordOutOfPolicy('new_password', policy)),
+    ]),
+    deleteUser: operationSchema('deleteUser', policy, [
+      row(['user_email'], ['missing'], MESSAGES.missingParameters),
+      unknownRow,
+      row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
+    ]),
+  } satisfies Record<OperationName, OperationSchema>;
 }
 
 /** Which field an ajv error is about, and how it failed (ajv must run with `verbose` for `data`). */
