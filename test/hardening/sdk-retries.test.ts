@@ -25,7 +25,9 @@ beforeAll(async () => {
   owner = await ownerWithId('sdk-retries');
   api = apiClient(server.baseUrl, owner.apiKey);
 });
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 afterAll(async () => {
   await server.close();
   if (process.env.HARDENING_REPORT) console.log(`sdk-retries: ${faultsInjected()} faults injected`);

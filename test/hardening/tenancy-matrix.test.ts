@@ -1,0 +1,86 @@
+/**
+ * Tenancy as a matrix: every operation x every kind of target, called by owner A,
+ * each cell answered with the contract's status and message, and owner B's items
+ * byte-for-byte unchanged whatever A does.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MESSAGES } from '../../functions/shared/messages';
+import { apiClient } from '../support/http-client';
+import { startLocalServer, uniqueEmail } from '../support/local';
+import { collection, ownerWithId, storedPasswordIs } from './support/world';
+
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+});
+afterAll(async () => server.close());
+
+type Target = 'own user' | "other owner's user" | "other owner's own account" | 'own account';
+type Operation = 'createUser' | 'resetUserPassword' | 'deleteUser';
+
+const EXPECTED: Record<Operation, Record<Target, [number, object | 'created']>> = {
+  createUser: {
+    'own user': [409, { message: MESSAGES.userExists }],
+    "other owner's user": [200, 'created'],
+    "other owner's own account": [200, 'created'],
+    'own account': [409, { message: MESSAGES.userExists }],
+  },
+  resetUserPassword: {
+    'own user': [200, { message: MESSAGES.passwordReset }],
+    "other owner's user": [404, { message: MESSAGES.userNotFound }],
+    "other owner's own account": [404, { message: MESSAGES.userNotFound }],
+    'own account': [403, { message: MESSAGES.resetWhiteLabel }],
+  },
+  deleteUser: {
+    'own user': [200, { message: MESSAGES.userDeleted }],
+    "other owner's user": [404, { message: MESSAGES.userNotFound }],
+    "other owner's own account": [404, { message: MESSAGES.userNotFound }],
+    'own account': [403, { message: MESSAGES.deleteWhiteLabel }],
+  },
+};
+
+const CELLS = (Object.keys(EXPECTED) as Operation[]).flatMap((operation) =>
+  (Object.keys(EXPECTED[operation]) as Target[]).map((target) => ({ operation, target, expected: EXPECTED[operation][target] })),
+);
+
+const bodyFor = (operation: Operation, email: string) =>
+  operation === 'createUser'
+    ? { user_email: email, user_password: 'chosen by owner a' }
+    : operation === 'resetUserPassword'
+      ? { user_email: email, new_password: 'chosen by owner a' }
+      : { user_email: email };
+
+describe('every operation x every target, as owner A', () => {
+  it.each(CELLS)('$operation of $target -> $expected.0', async ({ operation, target, expected: [status, body] }) => {
+    // Fresh owners per cell, so no cell sees another's leftovers.
+    const [a, b] = await Promise.all([ownerWithId('tenant-a'), ownerWithId('tenant-b')]);
+    const asA = apiClient(server.baseUrl, a.apiKey);
+    const asB = apiClient(server.baseUrl, b.apiKey);
+    // A fresh user on each side: the same address exists in both tools for the own-user case.
+    const email = uniqueEmail('matrix');
+    if (target === 'own user') expect((await asA('/v1/createUser', { user_email: email, user_password: 'set by owner a' })).status).toBe(200);
+    expect((await asB('/v1/createUser', { user_email: email, user_password: 'set by owner b' })).status).toBe(200);
+    const targetEmail = { 'own user': email, "other owner's user": email, "other owner's own account": b.ownerEmail, 'own account': a.ownerEmail }[target];
+    const bItemsBefore = [await collection(b.ownerId, email), await collection(b.ownerId, b.ownerEmail)];
+    const aAccountBefore = await collection(a.ownerId, a.ownerEmail);
+
+    const response = await asA(`/v1/${operation}`, bodyFor(operation, targetEmail.toUpperCase()));
+
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual(body === 'created' ? { user_email: targetEmail, user_password: 'chosen by owner a' } : body);
+    // Whatever A did, B's user and B's account are exactly as they were.
+    expect([await collection(b.ownerId, email), await collection(b.ownerId, b.ownerEmail)]).toEqual(bItemsBefore);
+    expect(await storedPasswordIs(b.ownerId, email, 'set by owner b')).toBe(true);
+    // A's own account never changes either.
+    expect(await collection(a.ownerId, a.ownerEmail)).toEqual(aAccountBefore);
+    // And A's side holds what the answer says.
+    const aItems = await collection(a.ownerId, targetEmail);
+    if (body === 'created') expect(await storedPasswordIs(a.ownerId, targetEmail, 'chosen by owner a')).toBe(true);
+    if (target === 'own user' && operation === 'createUser') expect(await storedPasswordIs(a.ownerId, email, 'set by owner a')).toBe(true);
+    if (target === 'own user' && operation === 'resetUserPassword') expect(await storedPasswordIs(a.ownerId, email, 'chosen by owner a')).toBe(true);
+    if (target === 'own user' && operation === 'deleteUser') expect(aItems).toEqual([]);
+    if (status === 404) expect(aItems).toEqual([]);
+  });
+});
