@@ -1,0 +1,107 @@
+/**
+ * Whether a user exists must not show in how long the answer takes. Timing is
+ * noisy, so this counts the argon2 work each request does instead: the argon2
+ * binding is wrapped (module mock, registered before anything imports it) and
+ * every hash and verify call is recorded with its parameters.
+ */
+
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+
+type Argon2 = typeof import('@node-rs/argon2');
+const argon2 = jest.requireActual<Argon2>('@node-rs/argon2');
+const work: { fn: 'hash' | 'verify'; options: unknown; length: number }[] = [];
+jest.unstable_mockModule('@node-rs/argon2', () => ({
+  ...argon2,
+  hash: (password: string, options?: unknown) => {
+    work.push({ fn: 'hash', options, length: password.length });
+    return argon2.hash(password, options as never);
+  },
+  verify: (phc: string, password: string, options?: unknown) => {
+    work.push({ fn: 'verify', options, length: password.length });
+    return argon2.verify(phc, password, options as never);
+  },
+}));
+
+const { MESSAGES } = await import('../../functions/shared/messages');
+const { apiClient } = await import('../support/http-client');
+const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
+
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let api: ReturnType<typeof apiClient>;
+let ownEmail: string;
+let otherOwnersUser: string;
+let knownUser: string;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+  const [owner, other] = await Promise.all([newOwner('timing'), newOwner('timing-other')]);
+  api = apiClient(server.baseUrl, owner.apiKey);
+  ownEmail = owner.ownerEmail;
+  knownUser = uniqueEmail('known');
+  otherOwnersUser = uniqueEmail('elsewhere');
+  expect((await api('/v1/createUser', { user_email: knownUser })).status).toBe(200);
+  expect((await apiClient(server.baseUrl, other.apiKey)('/v1/createUser', { user_email: otherOwnersUser })).status).toBe(200);
+});
+afterAll(async () => server.close());
+
+/** The argon2 calls one request makes, and its status. */
+async function workOf(path: string, body: object) {
+  const start = work.length;
+  const response = await api(path, body);
+  return { status: response.status, message: (response.body as { message?: string }).message, work: work.slice(start) };
+}
+
+describe('resetUserPassword does the same hashing work whoever the target is', () => {
+  it('unknown user, known user, white-label user and another owner\'s user: one argon2id hash each, same parameters, no verify', async () => {
+    const new_password = 'the same new password';
+    const outcomes = [
+      await workOf('/v1/resetUserPassword', { user_email: uniqueEmail('nobody'), new_password }),
+      await workOf('/v1/resetUserPassword', { user_email: knownUser, new_password }),
+      await workOf('/v1/resetUserPassword', { user_email: ownEmail, new_password }),
+      await workOf('/v1/resetUserPassword', { user_email: otherOwnersUser, new_password }),
+    ];
+
+    expect(outcomes.map(({ status, message }) => [status, message])).toEqual([
+      [404, MESSAGES.userNotFound],
+      [200, MESSAGES.passwordReset],
+      [403, MESSAGES.resetWhiteLabel],
+      [404, MESSAGES.userNotFound],
+    ]);
+    const [unknown, ...others] = outcomes.map((outcome) => outcome.work);
+    expect(unknown).toEqual([{ fn: 'hash', options: expect.objectContaining({ memoryCost: 19456, timeCost: 2, parallelism: 1 }), length: new_password.length }]);
+    for (const w of others) expect(w).toEqual(unknown);
+  });
+});
+
+describe('createUser does the same hashing work whether or not the e-mail is taken', () => {
+  it('new e-mail (200) and taken e-mail (409): one identical hash each', async () => {
+    const fresh = await workOf('/v1/createUser', { user_email: uniqueEmail('fresh'), user_password: 'a password of some length' });
+    const taken = await workOf('/v1/createUser', { user_email: knownUser, user_password: 'a password of some length' });
+    const owner = await workOf('/v1/createUser', { user_email: ownEmail, user_password: 'a password of some length' });
+
+    expect([fresh.status, taken.status, owner.status]).toEqual([200, 409, 409]);
+    expect(fresh.work).toHaveLength(1);
+    expect(taken.work).toEqual(fresh.work);
+    expect(owner.work).toEqual(fresh.work);
+  });
+});
+
+describe('requests refused before the operation do no argon2 work at all', () => {
+  it('deleteUser in every outcome, validation errors and bad keys: zero hashes', async () => {
+    const free = [
+      await workOf('/v1/deleteUser', { user_email: uniqueEmail('nobody') }),
+      await workOf('/v1/deleteUser', { user_email: ownEmail }),
+      await workOf('/v1/deleteUser', { user_email: otherOwnersUser }),
+      await workOf('/v1/resetUserPassword', { user_email: knownUser }),
+      await workOf('/v1/resetUserPassword', { user_email: knownUser, new_password: 'short' }),
+      await workOf('/v1/createUser', { user_email: 'not an address', user_password: 'long enough password' }),
+    ];
+    expect(free.map((f) => f.status)).toEqual([404, 403, 404, 400, 400, 400]);
+    for (const f of free) expect(f.work).toEqual([]);
+
+    const start = work.length;
+    const refused = await apiClient(server.baseUrl, 'wlk_' + 'A'.repeat(43))('/v1/resetUserPassword', { user_email: knownUser, new_password: 'whatever it is' });
+    expect(refused.status).toBe(401);
+    expect(work.slice(start)).toEqual([]);
+  });
+});
