@@ -135,3 +135,15 @@ export async function retryCapacity(client: DocumentClient): Promise<number> {
   };
   return strategy.getCapacity();
 }
+
+/** Records the body of every request the client sends to DynamoDB, until `remove()`. */
+export function observeRequests(client: DocumentClient): { readonly bodies: string[]; remove(): void } {
+  const name = `hardening-observer-${++sequence}`;
+  const bodies: string[] = [];
+  const middleware = (next: Next) => async (args: { request: unknown }) => {
+    bodies.push(bodyText((args.request as Request).body));
+    return next(args);
+  };
+  client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
+  return { bodies, remove: () => void client.middlewareStack.remove(name) };
+}

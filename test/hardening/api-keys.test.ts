@@ -1,0 +1,164 @@
+/**
+ * API keys: a revoked key stops working within the key-cache TTL, a key that is
+ * only part of (or more than) a valid key is refused, and keys are looked up and
+ * stored by SHA-256 digest only.
+ */
+
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from '../../functions/shared/errors';
+import { MESSAGES } from '../../functions/shared/messages';
+import { apiKeyAuth } from '../../functions/shared/middleware/api-key-auth';
+import { issueKey, revokeKey } from '../../functions/shared/owners';
+import { dependencies } from '../../functions/shared/pipeline';
+import { apiClient } from '../support/http-client';
+import { startLocalServer, uniqueEmail } from '../support/local';
+import { observeRequests } from './support/faults';
+import { collection, ownerWithId, type TestOwner } from './support/world';
+
+const { client, repository, config } = dependencies;
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let owner: TestOwner;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+  owner = await ownerWithId('keys');
+});
+afterEach(() => {
+  jest.useRealTimers();
+});
+afterAll(async () => server.close());
+
+const unauthorized = [401, { message: MESSAGES.unauthorized }];
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const newKey = () => issueKey(repository, owner.ownerEmail);
+
+/** Runs the API-key middleware alone on a request with this key: the owner it resolves, or the refusal. */
+async function authenticateWith(auth: ReturnType<typeof apiKeyAuth>, key: string): Promise<string> {
+  const request = { event: { headers: { 'x-api-key': key } }, context: {} as { owner?: { ownerId: string } } };
+  try {
+    await auth.before!(request as never);
+    return `accepted as ${request.context.owner?.ownerId}`;
+  } catch (error) {
+    return error instanceof ApiError ? `${error.statusCode} ${error.message}` : `crashed: ${String(error)}`;
+  }
+}
+
+describe('revocation', () => {
+  it('takes effect within the TTL of a cache built with a short TTL (real clock)', async () => {
+    const TTL_MS = 400;
+    const auth = apiKeyAuth({ repository, ttlMs: TTL_MS });
+    const { api_key, key_id } = await newKey();
+    expect(await authenticateWith(auth, api_key)).toBe(`accepted as ${owner.ownerId}`);
+
+    await revokeKey(repository, key_id);
+    const revokedAt = performance.now();
+    // Still trusted from the cache: the TTL, not the revocation, bounds this.
+    expect(await authenticateWith(auth, api_key)).toBe(`accepted as ${owner.ownerId}`);
+    let outcome = '';
+    while (performance.now() - revokedAt < TTL_MS + 1_000) {
+      outcome = await authenticateWith(auth, api_key);
+      if (outcome !== `accepted as ${owner.ownerId}`) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(outcome).toBe(`401 ${MESSAGES.unauthorized}`);
+    expect(performance.now() - revokedAt).toBeLessThanOrEqual(TTL_MS + 50);
+    // And it stays refused.
+    expect(await authenticateWith(auth, api_key)).toBe(`401 ${MESSAGES.unauthorized}`);
+  });
+
+  it(`takes effect within the deployed pipeline's TTL (API_KEY_CACHE_TTL_SECONDS, ${config.apiKeyCacheTtlMs / 1000} s; clock moved forward)`, async () => {
+    const { api_key, key_id } = await newKey();
+    const api = apiClient(server.baseUrl, api_key);
+    const call = async () => {
+      const r = await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
+      return [r.status, r.body];
+    };
+    expect(await call()).toEqual([404, { message: MESSAGES.userNotFound }]);
+    await revokeKey(repository, key_id);
+
+    // Only Date is faked: the cache's expiry reads Date.now(), everything else runs for real.
+    jest.useFakeTimers({
+      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+    });
+    const revokedAt = Date.now();
+    expect(await call()).toEqual([404, { message: MESSAGES.userNotFound }]);
+    jest.setSystemTime(revokedAt + config.apiKeyCacheTtlMs - 1_000);
+    expect(await call()).toEqual([404, { message: MESSAGES.userNotFound }]);
+    jest.setSystemTime(revokedAt + config.apiKeyCacheTtlMs + 1);
+    expect(await call()).toEqual(unauthorized);
+  });
+
+  it('a key revoked before its first use is refused at once, while the owner\'s other keys keep working (rotation)', async () => {
+    const [old, next] = [await newKey(), await newKey()];
+    await revokeKey(repository, old.key_id);
+    const response = await apiClient(server.baseUrl, old.api_key)('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
+    expect([response.status, response.body]).toEqual(unauthorized);
+    const rotated = await apiClient(server.baseUrl, next.api_key)('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
+    expect(rotated.status).toBe(404);
+  });
+});
+
+describe('a key that is not exactly a valid key is refused', () => {
+  it('prefixes, suffixes, extensions, shifted and altered variants of a valid key: 401, and nothing is created', async () => {
+    const { api_key: key } = await newKey();
+    const secret = key.slice(4);
+    const flip = (c: string) => (c === 'A' ? 'B' : 'A');
+    const variants = [
+      ...[1, 4, 10, 20, 30, 40, 46].map((n) => key.slice(0, n)), // prefixes
+      ...[1, 4, 10, 20, 30, 46].map((n) => key.slice(n)), // suffixes
+      secret, // the key without its prefix
+      `${key}A`, `${key}${key}`, `A${key}`, // extensions
+      `wlk_${secret.slice(1)}A`, `wlk_A${secret.slice(0, -1)}`, // the same length, shifted: well-formed, so looked up
+      `wlk_${secret.slice(0, -1)}${flip(secret.at(-1)!)}`, // last character changed
+      `wlk_${flip(secret[0]!)}${secret.slice(1)}`, // first character changed
+      key.toUpperCase(), key.toLowerCase(), `WLK_${secret}`, // case
+      `Bearer ${key}`, `${key.slice(0, 20)} ${key.slice(20)}`, // schemes, inner space
+      sha256(key), `wlk_${sha256(key)}`, // the digest itself
+    ].filter((variant) => variant !== key);
+
+    const email = uniqueEmail('never-created');
+    for (const variant of variants) {
+      const response = await apiClient(server.baseUrl, variant)('/v1/createUser', { user_email: email });
+      expect([variant, response.status, response.body]).toEqual([variant, ...unauthorized]);
+    }
+    expect(await collection(owner.ownerId, email)).toEqual([]);
+    // HTTP strips a header value's outer whitespace; behind API Gateway the handler sees it as sent.
+    const auth = apiKeyAuth({ repository, ttlMs: 1_000 });
+    for (const padded of [`${key} `, ` ${key}`, `${key}\n`, `\t${key}`]) expect(await authenticateWith(auth, padded)).toBe(`401 ${MESSAGES.unauthorized}`);
+    // The key itself works, under any spelling of the header name.
+    const ok = await apiClient(server.baseUrl, '')('/v1/deleteUser', { user_email: email }, { apiKey: null, headers: { 'X-API-KEY': key } });
+    expect(ok.status).toBe(404);
+  });
+});
+
+describe('keys are compared by digest', () => {
+  it('the key never reaches DynamoDB: issue, lookup and revocation go by its SHA-256 digest', async () => {
+    const observer = observeRequests(client);
+    let issued: Awaited<ReturnType<typeof newKey>>;
+    try {
+      issued = await newKey();
+      const response = await apiClient(server.baseUrl, issued.api_key)('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
+      expect(response.status).toBe(404);
+      await revokeKey(repository, issued.key_id);
+    } finally {
+      observer.remove();
+    }
+    const secret = issued.api_key.slice(4);
+    for (const body of observer.bodies) expect(body).not.toContain(secret);
+    const lookups = observer.bodies.map((body) => JSON.parse(body)).filter((body) => body.TableName === config.ownersTableName && body.Key);
+    expect(lookups.map((body) => body.Key.pk.S)).toContain(`KEY#${sha256(issued.api_key)}`);
+  });
+
+  it("nothing stored for the owner holds a key: only digests", async () => {
+    const { api_key } = await newKey();
+    const { Items = [] } = await client.send(
+      new ScanCommand({ TableName: config.ownersTableName, FilterExpression: 'owner_email = :e', ExpressionAttributeValues: { ':e': owner.ownerEmail } }),
+    );
+    expect(Items.length).toBeGreaterThan(1);
+    const stored = JSON.stringify(Items);
+    expect(stored).not.toContain(api_key.slice(4));
+    expect(stored).toContain(`KEY#${sha256(api_key)}`);
+  });
+});
