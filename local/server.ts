@@ -57,15 +57,18 @@ async function invoke(req: IncomingMessage, path: string, handler: Handler): Pro
 }
 
 function toEvent(req: IncomingMessage, path: string, body: string): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  // rawHeaders keeps the caller's spelling, as API Gateway does.
+  // rawHeaders keeps the caller's spelling, as API Gateway does. Maps, then own properties:
+  // a header named `toString` or `__proto__` must not meet Object.prototype.
+  const single = new Map<string, string>();
+  const multi = new Map<string, string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const value = req.rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    single.set(name, value);
+    multi.set(name, [...(multi.get(name) ?? []), value]);
   }
+  const headers: Record<string, string> = Object.fromEntries(single);
+  const multiValueHeaders: Record<string, string[]> = Object.fromEntries(multi);
   const requestId = randomUUID();
   return {
     resource: path,

@@ -20,7 +20,8 @@ export function apiKeyAuth(options: { repository: Repository; ttlMs: number }): 
   const cache = new Map<string, { owner: Owner; expiresAt: number }>();
   return {
     before: async (request) => {
-      const apiKey = request.event.headers['x-api-key'];
+      // A proxy event's headers may be null (a request without any, a console test invoke).
+      const apiKey = request.event.headers?.['x-api-key'];
       if (!apiKey || !isWellFormedApiKey(apiKey)) throw new ApiError(401, MESSAGES.unauthorized);
       const digest = digestApiKey(apiKey);
       const cached = cache.get(digest);

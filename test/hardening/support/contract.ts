@@ -1,0 +1,93 @@
+/** The contract as an oracle: every status and message an operation may answer with. */
+
+import { expect } from '@jest/globals';
+import type { PasswordPolicy } from '../../../functions/shared/config';
+import { MESSAGES, passwordOutOfPolicy } from '../../../functions/shared/messages';
+
+export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** Every fixed message an operation may answer with (other than `Unknown parameter: <name>.`), with its status. */
+export function contractMessages(operation: Operation, policy: PasswordPolicy): Map<string, number> {
+  const common: [string, number][] = [
+    [MESSAGES.unauthorized, 401],
+    [MESSAGES.noOwner, 403],
+    [MESSAGES.bodyTooLarge, 413],
+    [MESSAGES.unsupportedMediaType, 415],
+    [MESSAGES.notAnObject, 400],
+    [MESSAGES.userEmailInvalid, 400],
+  ];
+  const own: Record<Operation, [string, number][]> = {
+    createUser: [
+      [MESSAGES.userEmailMissing, 400],
+      [passwordOutOfPolicy('user_password', policy), 400],
+      [MESSAGES.shouldResetInvalid, 400],
+      [MESSAGES.userExists, 409],
+    ],
+    resetUserPassword: [
+      [MESSAGES.missingParameters, 400],
+      [passwordOutOfPolicy('new_password', policy), 400],
+      [MESSAGES.userNotFound, 404],
+      [MESSAGES.resetWhiteLabel, 403],
+      [MESSAGES.passwordReset, 200],
+    ],
+    deleteUser: [
+      [MESSAGES.missingParameters, 400],
+      [MESSAGES.userNotFound, 404],
+      [MESSAGES.deleteWhiteLabel, 403],
+      [MESSAGES.userDeleted, 200],
+    ],
+  };
+  return new Map([...common, ...own[operation]]);
+}
+
+/**
+ * Fails unless the response is one the contract allows for this operation and
+ * this request body (as the handler decoded it): never a 5xx, always JSON, an
+ * error body exactly `{message}` with one of the operation's messages and its status.
+ */
+export function expectContractResponse(
+  operation: Operation,
+  policy: PasswordPolicy,
+  response: { status: number; contentType: string | undefined; text: string },
+  requestBody: string | null,
+): void {
+  const problem = contractProblem(operation, policy, response, requestBody);
+  if (problem) {
+    expect({ problem, operation, status: response.status, response: response.text.slice(0, 300), request: requestBody?.slice(0, 300) }).toBeUndefined();
+  }
+}
+
+function contractProblem(
+  operation: Operation,
+  policy: PasswordPolicy,
+  response: { status: number; contentType: string | undefined; text: string },
+  requestBody: string | null,
+): string | undefined {
+  if (response.status >= 500) return 'a 5xx';
+  if (!/^application\/json\b/.test(response.contentType ?? '')) return 'not application/json';
+  const body = parseObject(response.text);
+  if (!body) return 'not a JSON object';
+  const keys = Object.keys(body).join();
+  if (operation === 'createUser' && response.status === 200) {
+    return keys === 'user_email,user_password' && typeof body.user_email === 'string' && typeof body.user_password === 'string'
+      ? undefined
+      : 'not a created user';
+  }
+  if (keys !== 'message' || typeof body.message !== 'string') return 'not exactly {message}';
+  const status = contractMessages(operation, policy).get(body.message);
+  if (status !== undefined) return status === response.status ? undefined : 'a contract message with the wrong status';
+  const unknown = /^Unknown parameter: ([\s\S]*)\.$/.exec(body.message);
+  if (!unknown || response.status !== 400) return 'not a contract message';
+  const sent = parseObject(requestBody ?? '');
+  return sent && Object.hasOwn(sent, unknown[1]!) ? undefined : 'names a parameter the caller did not send';
+}
+
+const parseObject = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
