@@ -1,14 +1,16 @@
 /**
  * The physical floor: each DynamoDB call an operation must make, sent with the SDK straight to
- * the same DynamoDB Local, and one hash with the chosen binding. No pipeline, no HTTP.
+ * the same DynamoDB Local, and one hash with the chosen binding. No pipeline, no HTTP. Sampled in
+ * rounds, so that the benchmark can interleave them with the service's own requests and both
+ * meet the same machine (other work on a shared machine comes and goes).
  */
 
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../functions/shared/dynamodb';
 import { PROFILE_SK, userKey, userPk } from '../functions/shared/table-layout';
-import { CHOSEN, hashMsP50 } from './argon2';
-import { median, round, timeEach } from './stats';
+import { CHOSEN, hashOnce } from './argon2';
+import { median, round } from './stats';
 
 export interface Floor {
   readonly hash_ms_p50: number;
@@ -16,77 +18,118 @@ export interface Floor {
   readonly update_ms_p50: number;
   readonly query_ms_p50: number;
   readonly delete_ms_p50: number;
+  /** Not part of any ratio: a hash and then the write, back to back, as an operation does them. */
+  readonly hash_then_put_ms_p50: number;
+  readonly hash_then_update_ms_p50: number;
 }
 
 /** A PHC string of the right length, so items weigh what the service's weigh. */
-const FAKE_HASH = `$argon2id$v=19$m=19456,t=2,p=1$${'a'.repeat(22)}$${'b'.repeat(43)}`;
+export const FAKE_HASH = `$argon2id$v=19$m=19456,t=2,p=1$${'a'.repeat(22)}$${'b'.repeat(43)}`;
 
-export async function measureFloor(endpoint: string, usersTableName: string, runs = 200): Promise<Floor> {
+export function floorProbe(endpoint: string, usersTableName: string) {
   const db = createDocumentClient({ endpoint });
   const ownerId = `floor-${randomUUID()}`;
-  const email = (i: number) => `floor-${i + 10}@example.com`;
+  const email = (i: number) => `floor-${i}@example.com`;
   const now = () => new Date().toISOString();
+  const samples = {
+    hash: [] as number[],
+    put: [] as number[],
+    update: [] as number[],
+    query: [] as number[],
+    delete: [] as number[],
+    hashThenPut: [] as number[],
+    hashThenUpdate: [] as number[],
+  };
+  let next = 0;
 
   // Same item, condition and expressions as the repository's createUser / setPasswordHash / listUserItems / deleteProfile.
-  const put = (i: number) =>
-    db.send(
-      new PutCommand({
-        TableName: usersTableName,
-        Item: {
-          ...userKey(ownerId, email(i)),
-          owner_id: ownerId,
-          user_email: email(i),
-          password_hash: FAKE_HASH,
-          should_reset_password: false,
-          created_at: now(),
-          updated_at: now(),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  const putMs = await timeEach(runs, put);
-  const updateMs = await timeEach(runs, (i) =>
-    db.send(
-      new UpdateCommand({
-        TableName: usersTableName,
-        Key: userKey(ownerId, email(Math.max(i, 0))),
-        UpdateExpression: 'SET password_hash = :hash, updated_at = :at',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
-        ExpressionAttributeValues: { ':hash': FAKE_HASH, ':at': now() },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    ),
-  );
-  const queryMs = await timeEach(runs, (i) =>
-    db.send(
-      new QueryCommand({
-        TableName: usersTableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': userPk(ownerId, email(Math.max(i, 0))) },
-        ProjectionExpression: 'sk, white_label',
-        ConsistentRead: true,
-      }),
-    ),
-  );
-  const deleteMs = await timeEach(
-    runs,
-    (i) =>
+  const calls = {
+    put: (i: number) =>
+      db.send(
+        new PutCommand({
+          TableName: usersTableName,
+          Item: {
+            ...userKey(ownerId, email(i)),
+            owner_id: ownerId,
+            user_email: email(i),
+            password_hash: FAKE_HASH,
+            should_reset_password: false,
+            created_at: now(),
+            updated_at: now(),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+    update: (i: number) =>
+      db.send(
+        new UpdateCommand({
+          TableName: usersTableName,
+          Key: userKey(ownerId, email(i)),
+          UpdateExpression: 'SET password_hash = :hash, updated_at = :at',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
+          ExpressionAttributeValues: { ':hash': FAKE_HASH, ':at': now() },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    query: (i: number) =>
+      db.send(
+        new QueryCommand({
+          TableName: usersTableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': userPk(ownerId, email(i)) },
+          ProjectionExpression: 'sk, white_label',
+          ConsistentRead: true,
+        }),
+      ),
+    delete: (i: number) =>
       db.send(
         new DeleteCommand({
           TableName: usersTableName,
           Key: { pk: userPk(ownerId, email(i)), sk: PROFILE_SK },
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
+          ConditionExpression: 'attribute_not_exists(white_label)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
-    0,
-  );
-  db.destroy();
+    hash: () => hashOnce(CHOSEN),
+  };
+
   return {
-    hash_ms_p50: round(await hashMsP50(CHOSEN, 40)),
-    put_ms_p50: round(median(putMs), 3),
-    update_ms_p50: round(median(updateMs), 3),
-    query_ms_p50: round(median(queryMs), 3),
-    delete_ms_p50: round(median(deleteMs), 3),
+    /**
+     * `n` of each call, one after another (each user is put, updated, queried, deleted), then
+     * n/2 hash-then-put and hash-then-update pairs; recorded unless warming up.
+     */
+    async round(n: number, record = true): Promise<void> {
+      const ids = Array.from({ length: n }, () => next++);
+      for (const kind of ['put', 'update', 'query', 'delete', 'hash'] as const) {
+        for (const id of ids) {
+          const started = performance.now();
+          await calls[kind](id);
+          if (record) samples[kind].push(performance.now() - started);
+        }
+      }
+      for (let i = 0; i < n / 2; i++) {
+        const id = next++;
+        let started = performance.now();
+        await calls.hash();
+        await calls.put(id);
+        if (record) samples.hashThenPut.push(performance.now() - started);
+        started = performance.now();
+        await calls.hash();
+        await calls.update(id);
+        if (record) samples.hashThenUpdate.push(performance.now() - started);
+      }
+    },
+    result(): Floor {
+      return {
+        hash_ms_p50: round(median(samples.hash), 3),
+        put_ms_p50: round(median(samples.put), 3),
+        update_ms_p50: round(median(samples.update), 3),
+        query_ms_p50: round(median(samples.query), 3),
+        delete_ms_p50: round(median(samples.delete), 3),
+        hash_then_put_ms_p50: round(median(samples.hashThenPut), 3),
+        hash_then_update_ms_p50: round(median(samples.hashThenUpdate), 3),
+      };
+    },
+    close: () => db.destroy(),
   };
 }

@@ -21,6 +21,8 @@ export interface LoadOptions {
   /** ...or after this long, whichever comes first. */
   readonly maxMs: number;
   readonly expectStatus?: number;
+  /** Every latency is also pushed here, for figures pooled over several runs. */
+  readonly record?: number[];
 }
 
 export interface LoadResult {
@@ -47,7 +49,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       if (body === undefined) return;
       const sent = performance.now();
       const status = await post(agent, url, options.apiKey, JSON.stringify(body));
-      latencies.push(performance.now() - sent);
+      const latency = performance.now() - sent;
+      latencies.push(latency);
+      options.record?.push(latency);
       if (status !== (options.expectStatus ?? 200)) errors++;
     }
   };

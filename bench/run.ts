@@ -15,13 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables, startDynamoDbLocal } from '../local/dynamodb-local';
 import { userKey } from '../functions/shared/table-layout';
-import { measureArgon2 } from './argon2';
+import { CHOSEN, hashesPerSecond, measureArgon2 } from './argon2';
 import { measureBundles } from './bundle';
 import { cpuPerRequest, cpuSnapshot } from './cpu';
-import { measureFloor } from './floor';
+import { FAKE_HASH, floorProbe } from './floor';
 import { type LoadResult, runLoad } from './http-load';
 import { type BenchReport, renderReport, type Target } from './report';
-import { progress, round } from './stats';
+import { percentile, progress, round } from './stats';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const json = process.argv.includes('--json');
@@ -31,6 +31,10 @@ const loadBefore = loadavg()[0]!;
 const TABLES = { usersTableName: 'bench-users', ownersTableName: 'bench-owners' };
 /** Concurrencies tried for the saturation run: the best createUser throughput wins. */
 const SATURATION_CONCURRENCIES = [4, 8, 16];
+/** Concurrency 1: rounds of (each floor call FLOOR_PER_ROUND times, then HTTP_PER_ROUND requests of each operation). */
+const C1_ROUNDS = 8;
+const FLOOR_PER_ROUND = 20;
+const HTTP_PER_ROUND = 25;
 
 async function main() {
   if (Number(process.versions.node.split('.')[0]) < 24) throw new Error(`Node 24 expected (run it with npm run bench), got ${process.version}`);
@@ -38,9 +42,6 @@ async function main() {
 
   progress('bundles: esbuild as the CDK construct builds them, then 10 cold imports each');
   const bundle = await measureBundles(ROOT);
-
-  progress('argon2: both bindings, one at a time and with every core busy');
-  const argon2 = await measureArgon2();
 
   progress('DynamoDB Local: starting (in memory)');
   const dynamodb = await startDynamoDbLocal({ port: await freePort() });
@@ -54,9 +55,6 @@ async function main() {
       POWERTOOLS_SERVICE_NAME: 'user-management-bench',
     });
     await ensureTables(dynamodb.endpoint, TABLES);
-
-    progress('floor: hash and each DynamoDB call, straight to the binding and the engine');
-    const floor = await measureFloor(dynamodb.endpoint, TABLES.usersTableName);
 
     // The handlers read their configuration when they load.
     const { dependencies } = await import('../functions/shared/pipeline');
@@ -72,8 +70,8 @@ async function main() {
       server!.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
     });
     const baseUrl = `http://127.0.0.1:${port}`;
-    const load = (path: string, concurrency: number, body: (i: number) => object | undefined, maxRequests: number, maxMs: number) =>
-      runLoad({ baseUrl, path, apiKey: owner.api_key, concurrency, body, maxRequests, maxMs });
+    const load = (path: string, concurrency: number, body: (i: number) => object | undefined, maxRequests: number, maxMs: number, record?: number[]) =>
+      runLoad({ baseUrl, path, apiKey: owner.api_key, concurrency, body, maxRequests, maxMs, record });
 
     const users: string[] = [];
     const newUser = () => {
@@ -81,39 +79,67 @@ async function main() {
       users.push(email);
       return { user_email: email, user_password: 'correct horse battery staple' };
     };
-    // Warm the server: its key cache, the SDK's connections, the JIT.
+    const floor = floorProbe(dynamodb.endpoint, TABLES.usersTableName);
+    // Warm up: the server's key cache, both clients' connections, the JIT.
     await load('/v1/createUser', 2, newUser, 40, 10_000);
+    await floor.round(10, false);
 
-    progress('HTTP at concurrency 1: createUser, resetUserPassword, deleteUser on the same users');
-    const c1Users = 200;
-    const firstC1 = users.length;
-    const createC1 = await load('/v1/createUser', 1, newUser, c1Users, 20_000);
-    const c1Pool = users.slice(firstC1);
-    const resetC1 = await load('/v1/resetUserPassword', 1, (i) => from(c1Pool, i, (user_email) => ({ user_email, new_password: 'a brand new passphrase' })), c1Users, 20_000);
-    const deleteC1 = await load('/v1/deleteUser', 1, (i) => from(c1Pool, i, (user_email) => ({ user_email })), c1Users, 20_000);
+    progress(`floor and HTTP at concurrency 1, interleaved in ${C1_ROUNDS} rounds: each call alone, then createUser, resetUserPassword, deleteUser on the same users`);
+    const c1 = { createUser: [] as number[], resetUserPassword: [] as number[], deleteUser: [] as number[] };
+    const c1Users: string[] = [];
+    const c1Errors = { createUser: 0, resetUserPassword: 0, deleteUser: 0 };
+    for (let round = 0; round < C1_ROUNDS; round++) {
+      await floor.round(FLOOR_PER_ROUND);
+      const first = users.length;
+      c1Errors.createUser += (await load('/v1/createUser', 1, newUser, HTTP_PER_ROUND, 20_000, c1.createUser)).errors;
+      const pool = users.slice(first);
+      c1Users.push(...pool);
+      c1Errors.resetUserPassword += (await load('/v1/resetUserPassword', 1, (i) => from(pool, i, (user_email) => ({ user_email, new_password: 'a brand new passphrase' })), HTTP_PER_ROUND, 20_000, c1.resetUserPassword)).errors;
+      c1Errors.deleteUser += (await load('/v1/deleteUser', 1, (i) => from(pool, i, (user_email) => ({ user_email })), HTTP_PER_ROUND, 20_000, c1.deleteUser)).errors;
+    }
+    const floorResult = floor.result();
+    floor.close();
+    const c1Result = (name: keyof typeof c1): LoadResult => ({
+      concurrency: 1,
+      requests: c1[name].length,
+      errors: c1Errors[name],
+      per_s: round(c1[name].length / (c1[name].reduce((a, b) => a + b, 0) / 1000), 1),
+      p50_ms: round(percentile(c1[name], 50), 3),
+      p99_ms: round(percentile(c1[name], 99), 3),
+    });
+    const createC1 = c1Result('createUser');
+    const resetC1 = c1Result('resetUserPassword');
+    const deleteC1 = c1Result('deleteUser');
 
-    progress(`HTTP at saturation: createUser at concurrency ${SATURATION_CONCURRENCIES.join(', ')}`);
+    progress(`HTTP at saturation: createUser at concurrency ${SATURATION_CONCURRENCIES.join(', ')}, each between two windows of hashing alone`);
     let createSat: LoadResult | undefined;
+    let hashLimit = 0;
     let cpu;
     for (const concurrency of SATURATION_CONCURRENCIES) {
+      const hashBefore = await hashesPerSecond(CHOSEN);
       const before = cpuSnapshot(server.pid!, dynamodb.process.pid!);
-      const run = await load('/v1/createUser', concurrency, newUser, 100_000, 4_000);
+      const run = await load('/v1/createUser', concurrency, newUser, 100_000, 3_000);
       const after = cpuSnapshot(server.pid!, dynamodb.process.pid!);
-      progress(`  c=${concurrency}: ${run.per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, ${run.errors} errors`);
+      const hashAfter = await hashesPerSecond(CHOSEN);
+      progress(`  c=${concurrency}: ${run.per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, ${run.errors} errors; hashing alone ${round(hashBefore, 1)}/s before, ${round(hashAfter, 1)}/s after`);
       if (!createSat || run.per_s > createSat.per_s) {
         createSat = run;
+        hashLimit = (hashBefore + hashAfter) / 2;
         cpu = before && after ? cpuPerRequest(before, after, run.requests, cores) : undefined;
       }
     }
     const concurrency = createSat!.concurrency;
-    const deleted = new Set(c1Pool);
+    const deleted = new Set(c1Users);
     const resetPool = users.filter((user) => !deleted.has(user));
-    const resetSat = await load('/v1/resetUserPassword', concurrency, (i) => ({ user_email: resetPool[i % resetPool.length]!, new_password: 'a brand new passphrase' }), 100_000, 4_000);
+    const resetSat = await load('/v1/resetUserPassword', concurrency, (i) => ({ user_email: resetPool[i % resetPool.length]!, new_password: 'a brand new passphrase' }), 100_000, 3_000);
     // Deletes are cheap: give them a pool of users written straight to the table.
     const deletePool = await seedUsers(dependencies.client, ownerRecord.ownerId, 4_000);
-    const deleteSat = await load('/v1/deleteUser', concurrency, (i) => from(deletePool, i, (user_email) => ({ user_email })), deletePool.length, 4_000);
+    const deleteSat = await load('/v1/deleteUser', concurrency, (i) => from(deletePool, i, (user_email) => ({ user_email })), deletePool.length, 3_000);
     server.disconnect();
     server = undefined;
+
+    progress('argon2: both bindings, one hash at a time, and the other binding with every core busy');
+    const argon2 = await measureArgon2(hashLimit);
 
     progress('in process: pipeline overhead, DynamoDB calls per operation, delete scaling');
     const counter = inProcess.installCallCounter();
@@ -121,7 +147,6 @@ async function main() {
     const calls = await inProcess.ddbCalls(counter, owner.owner_email, owner.api_key);
     const deleteScaling = await inProcess.deleteScaling(counter, ownerRecord.ownerId, owner.api_key);
 
-    const chosenHashesPerS = argon2.bindings[argon2.chosen].hashes_per_s;
     const opsRow = (c1: LoadResult, sat: LoadResult) => ({
       c1: { p50_ms: c1.p50_ms, p99_ms: c1.p99_ms, per_s: c1.per_s, requests: c1.requests, errors: c1.errors },
       saturation: { concurrency: sat.concurrency, p50_ms: sat.p50_ms, p99_ms: sat.p99_ms, per_s: sat.per_s, requests: sat.requests, errors: sat.errors },
@@ -141,13 +166,13 @@ async function main() {
         ...argon2.bindings,
         chosen: argon2.chosen,
       },
-      floor,
-      create_overhead_ratio: round(createC1.p50_ms / (floor.hash_ms_p50 + floor.put_ms_p50), 3),
-      reset_overhead_ratio: round(resetC1.p50_ms / (floor.hash_ms_p50 + floor.update_ms_p50), 3),
-      delete_overhead_ratio: round(deleteC1.p50_ms / (floor.query_ms_p50 + floor.delete_ms_p50), 3),
+      floor: floorResult,
+      create_overhead_ratio: round(createC1.p50_ms / (floorResult.hash_ms_p50 + floorResult.put_ms_p50), 3),
+      reset_overhead_ratio: round(resetC1.p50_ms / (floorResult.hash_ms_p50 + floorResult.update_ms_p50), 3),
+      delete_overhead_ratio: round(deleteC1.p50_ms / (floorResult.query_ms_p50 + floorResult.delete_ms_p50), 3),
       create_per_s: createSat!.per_s,
       create_concurrency: concurrency,
-      create_vs_hash_limit: round(createSat!.per_s / chosenHashesPerS, 3),
+      create_vs_hash_limit: round(createSat!.per_s / argon2.bindings[argon2.chosen].hashes_per_s, 3),
       cpu_ms_per_create_at_saturation: cpu ?? null,
       ops: {
         createUser: opsRow(createC1, createSat!),
@@ -228,7 +253,7 @@ async function seedUsers(client: import('../functions/shared/dynamodb').Document
         ...userKey(ownerId, email),
         owner_id: ownerId,
         user_email: email,
-        password_hash: `$argon2id$v=19$m=19456,t=2,p=1$${'a'.repeat(22)}$${'b'.repeat(43)}`,
+        password_hash: FAKE_HASH,
         should_reset_password: false,
         created_at: at,
         updated_at: at,
