@@ -48,7 +48,8 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
 /** Wraps an operation in the shared pipeline; the result is the Lambda handler. */
 export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AuthenticatedContext>({ timeoutEarlyInMillis: 500 })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    // Never the event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it holds the API key and passwords.
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(accessLog(spec.name))
     .use(shapeErrors(spec.failureMessage))
     .use(httpHeaderNormalizer())

@@ -41,6 +41,15 @@ export function contractMessages(operation: Operation, policy: PasswordPolicy): 
   return new Map([...common, ...own[operation]]);
 }
 
+/** Text no response may contain: hashes, API keys, stack frames, internal error names. */
+export const LEAK_PATTERNS: readonly RegExp[] = [
+  /\$argon2/i,
+  /wlk_[A-Za-z0-9_-]{8}/,
+  /\n\s+at /,
+  /\bat .*\.(ts|js):\d+/,
+  /Exception|TypeError|ReferenceError|RangeError|SyntaxError|ECONN|ETIMEDOUT|DynamoDB|middy|undefined/,
+];
+
 /**
  * Fails unless the response is one the contract allows for this operation and
  * this request body (as the handler decoded it): never a 5xx, always JSON, an
