@@ -21,6 +21,7 @@ export interface BenchReport {
   create_overhead_ratio: number;
   reset_overhead_ratio: number;
   delete_overhead_ratio: number;
+  handler_c1_p50_ms: { createUser: number; resetUserPassword: number };
   create_per_s: number;
   create_concurrency: number;
   create_vs_hash_limit: number;
@@ -81,6 +82,7 @@ ${table(
 )}
 
 - Back to back, with nothing in between, a hash then the PutItem takes ${r.floor.hash_then_put_ms_p50} ms and a hash then the UpdateItem ${r.floor.hash_then_update_ms_p50} ms: more than the sum of the parts measured apart (likely caches left cold by argon2's 19 MiB pass). The ratios below divide by the sum, as issue 6 defines them.
+- The handler alone, called in process as Lambda calls it (whole pipeline, no HTTP): createUser ${r.handler_c1_p50_ms.createUser} ms, resetUserPassword ${r.handler_c1_p50_ms.resetUserPassword} ms p50.
 - createUser over HTTP at concurrency 1: ${r.ops.createUser.c1.p50_ms} ms p50 = **${r.create_overhead_ratio} ×** (hash + PutItem).
 - resetUserPassword: ${r.ops.resetUserPassword.c1.p50_ms} ms p50 = **${r.reset_overhead_ratio} ×** (hash + UpdateItem).
 - deleteUser (no associated data): ${r.ops.deleteUser.c1.p50_ms} ms p50 = ${r.delete_overhead_ratio} × (Query + DeleteItem).

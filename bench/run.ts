@@ -35,6 +35,7 @@ const SATURATION_CONCURRENCIES = [4, 8, 16];
 const C1_ROUNDS = 8;
 const FLOOR_PER_ROUND = 20;
 const HTTP_PER_ROUND = 25;
+const IN_PROCESS_PER_ROUND = 10;
 
 async function main() {
   if (Number(process.versions.node.split('.')[0]) < 24) throw new Error(`Node 24 expected (run it with npm run bench), got ${process.version}`);
@@ -83,9 +84,11 @@ async function main() {
     // Warm up: the server's key cache, both clients' connections, the JIT.
     await load('/v1/createUser', 2, newUser, 40, 10_000);
     await floor.round(10, false);
+    await inProcess.timeCall('createUser', owner.api_key, newUser());
 
     progress(`floor and HTTP at concurrency 1, interleaved in ${C1_ROUNDS} rounds: each call alone, then createUser, resetUserPassword, deleteUser on the same users`);
     const c1 = { createUser: [] as number[], resetUserPassword: [] as number[], deleteUser: [] as number[] };
+    const handlerC1 = { createUser: [] as number[], resetUserPassword: [] as number[] };
     const c1Users: string[] = [];
     const c1Errors = { createUser: 0, resetUserPassword: 0, deleteUser: 0 };
     for (let round = 0; round < C1_ROUNDS; round++) {
@@ -96,6 +99,12 @@ async function main() {
       c1Users.push(...pool);
       c1Errors.resetUserPassword += (await load('/v1/resetUserPassword', 1, (i) => from(pool, i, (user_email) => ({ user_email, new_password: 'a brand new passphrase' })), HTTP_PER_ROUND, 20_000, c1.resetUserPassword)).errors;
       c1Errors.deleteUser += (await load('/v1/deleteUser', 1, (i) => from(pool, i, (user_email) => ({ user_email })), HTTP_PER_ROUND, 20_000, c1.deleteUser)).errors;
+      // The same operations as the handler alone, called in this process as Lambda would: no HTTP, no server process.
+      const direct = Array.from({ length: IN_PROCESS_PER_ROUND }, () => newUser());
+      for (const body of direct) handlerC1.createUser.push(await inProcess.timeCall('createUser', owner.api_key, body));
+      for (const { user_email } of direct) {
+        handlerC1.resetUserPassword.push(await inProcess.timeCall('resetUserPassword', owner.api_key, { user_email, new_password: 'a brand new passphrase' }));
+      }
     }
     const floorResult = floor.result();
     floor.close();
@@ -170,6 +179,10 @@ async function main() {
       create_overhead_ratio: round(createC1.p50_ms / (floorResult.hash_ms_p50 + floorResult.put_ms_p50), 3),
       reset_overhead_ratio: round(resetC1.p50_ms / (floorResult.hash_ms_p50 + floorResult.update_ms_p50), 3),
       delete_overhead_ratio: round(deleteC1.p50_ms / (floorResult.query_ms_p50 + floorResult.delete_ms_p50), 3),
+      handler_c1_p50_ms: {
+        createUser: round(percentile(handlerC1.createUser, 50), 3),
+        resetUserPassword: round(percentile(handlerC1.resetUserPassword, 50), 3),
+      },
       create_per_s: createSat!.per_s,
       create_concurrency: concurrency,
       create_vs_hash_limit: round(createSat!.per_s / argon2.bindings[argon2.chosen].hashes_per_s, 3),
