@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
@@ -58,12 +59,13 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
   return {
     /**
      * One conditional put; false when the e-mail already exists in this owner's tool.
-     * The found item comes back on refusal: when it holds this very hash (salted, so
-     * unique to this call), the refused attempt is the SDK retrying a put whose
-     * response was lost, and the user is ours.
+     * Each call tags its item with a random id and asks for the found item on refusal:
+     * an item with this call's id means the SDK retried a put whose response was lost,
+     * and the user is ours.
      */
     async createUser(user: UserRecord): Promise<boolean> {
       const at = now();
+      const createId = randomUUID();
       try {
         await db.send(
           new PutCommand({
@@ -76,6 +78,7 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
               should_reset_password: user.shouldResetPassword,
               created_at: at,
               updated_at: at,
+              create_id: createId,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -84,7 +87,7 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
         return true;
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) {
-          return error.Item !== undefined && unmarshall(error.Item as never).password_hash === user.passwordHash;
+          return error.Item !== undefined && unmarshall(error.Item as never).create_id === createId;
         }
         throw error;
       }
@@ -157,18 +160,14 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
       }
     },
 
-    /**
-     * Deletes the profile last, so a half-done delete leaves the user visible for a retry.
-     * Refuses only a white-label profile: a profile already gone is the SDK retrying a
-     * delete whose response was lost (or a concurrent delete), and the user is deleted.
-     */
+    /** Deletes the profile last, on condition, so a half-done delete leaves the user visible for a retry. */
     async deleteProfile(ownerId: string, email: string): Promise<'deleted' | Refusal> {
       try {
         await db.send(
           new DeleteCommand({
             TableName: Users,
             Key: userKey(ownerId, email),
-            ConditionExpression: 'attribute_not_exists(white_label)',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );

@@ -72,5 +72,8 @@ export async function deleteUser(repository: Repository, owner: Owner, input: De
   if (!sortKeys.includes(PROFILE_SK)) return 'not_found';
   if (whiteLabel) return 'white_label';
   await repository.deleteUserItems(owner.ownerId, email, sortKeys.filter((sk) => sk !== PROFILE_SK));
-  return repository.deleteProfile(owner.ownerId, email);
+  const outcome = await repository.deleteProfile(owner.ownerId, email);
+  // The profile was there a moment ago; gone now, it was deleted: by this request's own
+  // attempt whose answer was lost (the SDK retried), or by a concurrent delete.
+  return outcome === 'not_found' ? 'deleted' : outcome;
 }
