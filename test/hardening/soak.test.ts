@@ -86,7 +86,7 @@ const is = (status: number, body: object) => (r: ApiResponse) => r.status === st
 const message = (status: number, text: string) => is(status, { message: text });
 
 describe('soak', () => {
-  it(`${REQUESTS} mixed requests from ${OWNERS * CLIENTS_PER_OWNER} concurrent clients: 0 unexpected statuses, then a clean data audit`, async () => {
+  it(`${REQUESTS} mixed requests from ${OWNERS * CLIENTS_PER_OWNER} concurrent clients: 0 unexpected statuses, then a clean data audit (SOAK_SEED=${SEED})`, async () => {
     const models = owners.map(() => new Map<string, UserState>());
     const pools = owners.map((owner, o) =>
       Array.from({ length: CLIENTS_PER_OWNER }, (_, c) =>
