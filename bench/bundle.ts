@@ -49,7 +49,17 @@ export interface BundleResult {
   readonly import_ms_p50: number;
 }
 
-export async function measureBundles(root: string, imports = 10): Promise<Record<(typeof FUNCTIONS)[number], BundleResult>> {
+export interface Bundles {
+  readonly functions: Record<(typeof FUNCTIONS)[number], BundleResult>;
+  /**
+   * Not what the construct builds: createUser with the SDK's default credential chain (SSO, INI,
+   * STS, IMDS... pulled in by the DynamoDB client whatever credentials it is given) replaced by
+   * the environment provider, which is where Lambda puts the execution role's credentials.
+   */
+  readonly createUserWithEnvCredentialsOnly: BundleResult;
+}
+
+export async function measureBundles(root: string, imports = 10): Promise<Bundles> {
   const dir = mkdtempSync(join(tmpdir(), 'wlum-bench-'));
   try {
     // The asset installs @node-rs/argon2 beside index.mjs; the project's node_modules stands in for it.
@@ -59,10 +69,8 @@ export async function measureBundles(root: string, imports = 10): Promise<Record
       probe,
       'const t = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t));\n',
     );
-    const result = {} as Record<(typeof FUNCTIONS)[number], BundleResult>;
-    for (const name of FUNCTIONS) {
-      const outfile = join(dir, name, 'index.mjs');
-      await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [join(root, 'functions', name, 'handler.ts')], outfile });
+    const measure = async (name: string, outfile: string, alias?: Record<string, string>): Promise<BundleResult> => {
+      await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [join(root, 'functions', name, 'handler.ts')], outfile, alias });
       const samples: number[] = [];
       for (let i = 0; i < imports; i++) {
         const child = spawnSync(process.execPath, [probe, pathToFileURL(outfile).href], {
@@ -73,9 +81,16 @@ export async function measureBundles(root: string, imports = 10): Promise<Record
         if (child.status !== 0) throw new Error(`importing the ${name} bundle failed: ${child.stderr}`);
         samples.push(Number(child.stdout));
       }
-      result[name] = { bytes: statSync(outfile).size, import_ms_p50: round(median(samples), 1) };
-    }
-    return result;
+      return { bytes: statSync(outfile).size, import_ms_p50: round(median(samples), 1) };
+    };
+    const functions = {} as Bundles['functions'];
+    for (const name of FUNCTIONS) functions[name] = await measure(name, join(dir, name, 'index.mjs'));
+    const envOnly = join(dir, 'env-credentials.mjs');
+    writeFileSync(envOnly, "import { fromEnv } from '@aws-sdk/credential-provider-env';\nexport const defaultProvider = (init) => fromEnv(init);\n");
+    const createUserWithEnvCredentialsOnly = await measure('createUser', join(dir, 'createUser-env-credentials', 'index.mjs'), {
+      '@aws-sdk/credential-provider-node': envOnly,
+    });
+    return { functions, createUserWithEnvCredentialsOnly };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

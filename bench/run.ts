@@ -35,17 +35,27 @@ const SATURATION_CONCURRENCIES = [4, 8, 16];
 const C1_ROUNDS = 8;
 const FLOOR_PER_ROUND = 20;
 const HTTP_PER_ROUND = 25;
-const IN_PROCESS_PER_ROUND = 10;
+const IN_PROCESS_PER_ROUND = 15;
+
+/** The whole run is bounded: past this, children are stopped and the bench fails. */
+const DEADLINE_MS = 170_000;
+const children = new Set<ChildProcess>();
 
 async function main() {
+  setTimeout(() => {
+    progress(`gave up after ${DEADLINE_MS / 1000} s`);
+    for (const child of children) child.kill();
+    process.exit(2);
+  }, DEADLINE_MS).unref();
   if (Number(process.versions.node.split('.')[0]) < 24) throw new Error(`Node 24 expected (run it with npm run bench), got ${process.version}`);
   const cores = availableParallelism();
 
   progress('bundles: esbuild as the CDK construct builds them, then 10 cold imports each');
-  const bundle = await measureBundles(ROOT);
+  const bundles = await measureBundles(ROOT);
 
   progress('DynamoDB Local: starting (in memory)');
   const dynamodb = await startDynamoDbLocal({ port: await freePort() });
+  children.add(dynamodb.process);
   let server: ChildProcess | undefined;
   try {
     Object.assign(process.env, {
@@ -66,6 +76,7 @@ async function main() {
 
     progress('HTTP: the local server in its own process');
     server = fork(join(ROOT, 'bench', 'server.ts'), [], { execArgv: ['--import', 'tsx'], env: process.env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    children.add(server);
     const port = await new Promise<number>((resolve, reject) => {
       server!.once('message', (m) => resolve((m as { port: number }).port));
       server!.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
@@ -99,11 +110,14 @@ async function main() {
       c1Users.push(...pool);
       c1Errors.resetUserPassword += (await load('/v1/resetUserPassword', 1, (i) => from(pool, i, (user_email) => ({ user_email, new_password: 'a brand new passphrase' })), HTTP_PER_ROUND, 20_000, c1.resetUserPassword)).errors;
       c1Errors.deleteUser += (await load('/v1/deleteUser', 1, (i) => from(pool, i, (user_email) => ({ user_email })), HTTP_PER_ROUND, 20_000, c1.deleteUser)).errors;
-      // The same operations as the handler alone, called in this process as Lambda would: no HTTP, no server process.
-      const direct = Array.from({ length: IN_PROCESS_PER_ROUND }, () => newUser());
-      for (const body of direct) handlerC1.createUser.push(await inProcess.timeCall('createUser', owner.api_key, body));
-      for (const { user_email } of direct) {
-        handlerC1.resetUserPassword.push(await inProcess.timeCall('resetUserPassword', owner.api_key, { user_email, new_password: 'a brand new passphrase' }));
+      // The handler alone, called in this process as Lambda would (no HTTP, no server process), each
+      // call right after the same work done bare: a hash then the write, back to back.
+      for (let i = 0; i < IN_PROCESS_PER_ROUND; i++) {
+        const body = newUser();
+        await floor.hashThenPut();
+        handlerC1.createUser.push(await inProcess.timeCall('createUser', owner.api_key, body));
+        await floor.hashThenUpdate();
+        handlerC1.resetUserPassword.push(await inProcess.timeCall('resetUserPassword', owner.api_key, { user_email: body.user_email, new_password: 'a brand new passphrase' }));
       }
     }
     const floorResult = floor.result();
@@ -183,6 +197,11 @@ async function main() {
         createUser: round(percentile(handlerC1.createUser, 50), 3),
         resetUserPassword: round(percentile(handlerC1.resetUserPassword, 50), 3),
       },
+      // What the service's own code adds: the handler over the same work done bare, back to back.
+      handler_over_back_to_back: {
+        createUser: round(percentile(handlerC1.createUser, 50) / floorResult.hash_then_put_ms_p50, 3),
+        resetUserPassword: round(percentile(handlerC1.resetUserPassword, 50) / floorResult.hash_then_update_ms_p50, 3),
+      },
       create_per_s: createSat!.per_s,
       create_concurrency: concurrency,
       create_vs_hash_limit: round(createSat!.per_s / argon2.bindings[argon2.chosen].hashes_per_s, 3),
@@ -199,7 +218,8 @@ async function main() {
       ddb_calls_auth_cold: mapValues(calls.cold, (c) => c.total),
       ddb_calls_auth_cold_by_command: mapValues(calls.cold, (c) => c.byCommand),
       delete_scaling: deleteScaling,
-      bundle,
+      bundle: bundles.functions,
+      bundle_create_user_env_credentials_only: bundles.createUserWithEnvCredentialsOnly,
     };
     const targets = evaluateTargets(result);
     const report: BenchReport = { ...result, targets, meta: {
@@ -226,9 +246,26 @@ function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
   const maxImport = Math.max(...Object.values(r.bundle).map((b) => b.import_ms_p50));
   const coldExtra = Object.keys(r.ddb_calls).map((op) => r.ddb_calls_auth_cold[op]! - r.ddb_calls[op]!);
   const rows = [
-    { target: 'create_overhead_ratio <= 1.15', value: r.create_overhead_ratio, met: r.create_overhead_ratio <= 1.15 },
-    { target: 'reset_overhead_ratio <= 1.15', value: r.reset_overhead_ratio, met: r.reset_overhead_ratio <= 1.15 },
-    { target: 'create_vs_hash_limit >= 0.7', value: r.create_vs_hash_limit, met: r.create_vs_hash_limit >= 0.7 },
+    {
+      target: 'create_overhead_ratio <= 1.15',
+      value: r.create_overhead_ratio,
+      met: r.create_overhead_ratio <= 1.15,
+      note: `hash then PutItem back to back alone is ${round(r.floor.hash_then_put_ms_p50 / (r.floor.hash_ms_p50 + r.floor.put_ms_p50), 3)} × the sum; the handler in process ${r.handler_over_back_to_back.createUser} × that; HTTP ${round(r.ops.createUser.c1.p50_ms / r.floor.hash_then_put_ms_p50, 3)} × that`,
+    },
+    {
+      target: 'reset_overhead_ratio <= 1.15',
+      value: r.reset_overhead_ratio,
+      met: r.reset_overhead_ratio <= 1.15,
+      note: `hash then UpdateItem back to back alone is ${round(r.floor.hash_then_update_ms_p50 / (r.floor.hash_ms_p50 + r.floor.update_ms_p50), 3)} × the sum; the handler in process ${r.handler_over_back_to_back.resetUserPassword} × that; HTTP ${round(r.ops.resetUserPassword.c1.p50_ms / r.floor.hash_then_update_ms_p50, 3)} × that`,
+    },
+    {
+      target: 'create_vs_hash_limit >= 0.7',
+      value: r.create_vs_hash_limit,
+      met: r.create_vs_hash_limit >= 0.7,
+      note: r.cpu_ms_per_create_at_saturation
+        ? `CPU ms per create: hashing ${r.cpu_ms_per_create_at_saturation.hashing_pool}, rest of the service ${r.cpu_ms_per_create_at_saturation.service_other}, DynamoDB Local ${r.cpu_ms_per_create_at_saturation.dynamodb_local}, load generator ${r.cpu_ms_per_create_at_saturation.load_generator}, other/idle ${r.cpu_ms_per_create_at_saturation.other_or_idle}`
+        : '',
+    },
     { target: 'pipeline_overhead_ms_p50 <= 0.3', value: r.pipeline_overhead_ms_p50, met: r.pipeline_overhead_ms_p50 <= 0.3 },
     {
       target: 'ddb_calls: createUser 1, resetUserPassword 1, deleteUser 2',
@@ -251,7 +288,12 @@ function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
       value: `${perItem(250)} → ${perItem(2_500)} ms/item`,
       met: perItem(2_500) <= 1.25 * perItem(250),
     },
-    { target: 'bundle <= 300 KB (300,000 bytes) each', value: maxBytes, met: maxBytes <= 300_000 },
+    {
+      target: 'bundle <= 300 KB (300,000 bytes) each',
+      value: maxBytes,
+      met: maxBytes <= 300_000,
+      note: `${r.bundle.createUser.bytes - r.bundle_create_user_env_credentials_only.bytes} bytes of it are the AWS SDK's default credential chain (createUser without it: ${r.bundle_create_user_env_credentials_only.bytes})`,
+    },
     { target: 'bundle import_ms_p50 <= 150 each', value: maxImport, met: maxImport <= 150 },
   ];
   return rows;
