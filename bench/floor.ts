@@ -43,7 +43,8 @@ export function floorProbe(endpoint: string, usersTableName: string) {
   let next = 0;
   let lastPut = 0;
 
-  // Same item, condition and expressions as the repository's createUser / setPasswordHash / listUserItems / deleteProfile.
+  // Same item, condition and expressions as the repository's createUser / setPasswordHash / listUserItems / deleteProfile
+  // (functions/shared/repository.ts): keep them in step.
   const calls = {
     put: (i: number) =>
       db.send(
@@ -57,8 +58,10 @@ export function floorProbe(endpoint: string, usersTableName: string) {
             should_reset_password: false,
             created_at: now(),
             updated_at: now(),
+            create_id: randomUUID(),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
     update: (i: number) =>
@@ -87,7 +90,7 @@ export function floorProbe(endpoint: string, usersTableName: string) {
         new DeleteCommand({
           TableName: usersTableName,
           Key: { pk: userPk(ownerId, email(i)), sk: PROFILE_SK },
-          ConditionExpression: 'attribute_not_exists(white_label)',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
