@@ -1,8 +1,9 @@
 /**
  * Each function as Lambda receives it: bundled with the esbuild settings of the CDK construct
  * (lib/constructs/handler-function.ts: ESM, minified, node24, source maps without sources, the
- * AWS SDK bundled, only the native argon2 binding external), then imported cold in fresh Node
- * processes. Keep BUILD_OPTIONS in step with the construct's `bundling` props.
+ * AWS SDK bundled with its credential chain aliased to the environment provider, only the native
+ * argon2 binding external), then imported cold in fresh Node processes. Keep BUILD_OPTIONS in step
+ * with the construct's `bundling` props; the aliases come from the construct itself.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
+import { LAMBDA_ALIASES } from '../lib/constructs/handler-function';
 import { median, round } from './stats';
 
 export const FUNCTIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
@@ -28,6 +30,7 @@ const BUILD_OPTIONS: BuildOptions = {
   banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   // nodeModules: ['@node-rs/argon2'] becomes an external; externalModules: [] keeps the AWS SDK in.
   external: ['@node-rs/argon2'],
+  alias: { ...LAMBDA_ALIASES },
   logLevel: 'error',
 };
 
@@ -51,12 +54,6 @@ export interface BundleResult {
 
 export interface Bundles {
   readonly functions: Record<(typeof FUNCTIONS)[number], BundleResult>;
-  /**
-   * Not what the construct builds: createUser with the SDK's default credential chain (SSO, INI,
-   * STS, IMDS... pulled in by the DynamoDB client whatever credentials it is given) replaced by
-   * the environment provider, which is where Lambda puts the execution role's credentials.
-   */
-  readonly createUserWithEnvCredentialsOnly: BundleResult;
 }
 
 export async function measureBundles(root: string, imports = 10): Promise<Bundles> {
@@ -69,8 +66,8 @@ export async function measureBundles(root: string, imports = 10): Promise<Bundle
       probe,
       'const t = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t));\n',
     );
-    const measure = async (name: string, outfile: string, alias?: Record<string, string>): Promise<BundleResult> => {
-      await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [join(root, 'functions', name, 'handler.ts')], outfile, alias });
+    const measure = async (name: string, outfile: string): Promise<BundleResult> => {
+      await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [join(root, 'functions', name, 'handler.ts')], outfile });
       const samples: number[] = [];
       for (let i = 0; i < imports; i++) {
         const child = spawnSync(process.execPath, [probe, pathToFileURL(outfile).href], {
@@ -85,12 +82,7 @@ export async function measureBundles(root: string, imports = 10): Promise<Bundle
     };
     const functions = {} as Bundles['functions'];
     for (const name of FUNCTIONS) functions[name] = await measure(name, join(dir, name, 'index.mjs'));
-    const envOnly = join(dir, 'env-credentials.mjs');
-    writeFileSync(envOnly, "import { fromEnv } from '@aws-sdk/credential-provider-env';\nexport const defaultProvider = (init) => fromEnv(init);\n");
-    const createUserWithEnvCredentialsOnly = await measure('createUser', join(dir, 'createUser-env-credentials', 'index.mjs'), {
-      '@aws-sdk/credential-provider-node': envOnly,
-    });
-    return { functions, createUserWithEnvCredentialsOnly };
+    return { functions };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -38,7 +38,6 @@ export interface BenchReport {
   ddb_calls_auth_cold_by_command: Record<string, Record<string, number>>;
   delete_scaling: DeleteScalingRow[];
   bundle: Record<Op, { bytes: number; import_ms_p50: number }>;
-  bundle_create_user_env_credentials_only: { bytes: number; import_ms_p50: number };
   targets: Target[];
 }
 
@@ -136,6 +135,5 @@ ${table(
   ops.map((op) => [op, `${r.bundle[op].bytes} (${(r.bundle[op].bytes / 1000).toFixed(1)} KB)`, r.bundle[op].import_ms_p50]),
 )}
 
-Not what the construct builds, for comparison: createUser with the AWS SDK's default credential chain (SSO, INI files, STS, instance metadata: bundled because the DynamoDB client imports it whatever credentials it is given) swapped for the environment provider, where Lambda puts the execution role's credentials: ${r.bundle_create_user_env_credentials_only.bytes} bytes (${(r.bundle_create_user_env_credentials_only.bytes / 1000).toFixed(1)} KB), import ${r.bundle_create_user_env_credentials_only.import_ms_p50} ms p50.
 `;
 }

@@ -219,7 +219,6 @@ async function main() {
       ddb_calls_auth_cold_by_command: mapValues(calls.cold, (c) => c.byCommand),
       delete_scaling: deleteScaling,
       bundle: bundles.functions,
-      bundle_create_user_env_credentials_only: bundles.createUserWithEnvCredentialsOnly,
     };
     const targets = evaluateTargets(result);
     const report: BenchReport = { ...result, targets, meta: {
@@ -292,7 +291,6 @@ function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
       target: 'bundle <= 300 KB (300,000 bytes) each',
       value: maxBytes,
       met: maxBytes <= 300_000,
-      note: `${r.bundle.createUser.bytes - r.bundle_create_user_env_credentials_only.bytes} bytes of it are the AWS SDK's default credential chain (createUser without it: ${r.bundle_create_user_env_credentials_only.bytes})`,
     },
     { target: 'bundle import_ms_p50 <= 150 each', value: maxImport, met: maxImport <= 150 },
   ];

@@ -106,6 +106,11 @@ describe.each(OPERATIONS)('%s asset', (operation) => {
     expect(external).toEqual([ARGON2_PACKAGE]);
     const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sourcesContent?: unknown };
     expect(map.sourcesContent).toBeUndefined();
+    // The SDK's default credential chain is aliased to the environment provider, and the bundle stays small.
+    const sources = (map as unknown as { sources: string[] }).sources;
+    expect(sources.filter((source) => /credential-provider-(node|sso|ini|imds|process|web-identity)/.test(source))).toEqual([]);
+    expect(sources.some((source) => source.includes('credential-provider-env'))).toBe(true);
+    expect(statSync(join(dir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
     expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
   });
 });
