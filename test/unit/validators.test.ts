@@ -1,0 +1,73 @@
+/**
+ * The precompiled validators (validators.generated.ts) plus the run-time password policy must
+ * answer exactly as ajv compiling each operation's full JSON Schema would, on any body.
+ */
+
+import { describe, expect, it } from '@jest/globals';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import transform from 'ajv-keywords/dist/keywords/transform.js';
+import fc from 'fast-check';
+import { validateBody } from '../../functions/shared/middleware/validate-body';
+import { messageFor, operationSchemas } from '../../functions/shared/schemas';
+import { buildValidatorsModule, VALIDATORS_PATH } from '../../scripts/build-validators';
+import { readFileSync } from 'node:fs';
+
+/** The reference: the full schema compiled live, with the options the pipeline always used. */
+function reference(schema: object) {
+  const ajv = new Ajv2020({ allErrors: true, coerceTypes: false, useDefaults: false, verbose: true, strict: true });
+  addFormats(ajv, ['email']);
+  transform(ajv);
+  return ajv.compile(schema);
+}
+
+const fields = ['user_email', 'user_password', 'new_password', 'should_reset_password', 'other', '__proto__'];
+const value = fc.oneof(
+  fc.constantFrom('a@example.com', ' Bob@Example.COM ', '', '   ', 'not-an-email', 'true', 'false', 'TRUE', null, true, false, 0, 12345678),
+  fc.string({ maxLength: 40 }),
+  fc.string({ minLength: 1000, maxLength: 1100 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.emailAddress(),
+  fc.array(fc.string(), { maxLength: 2 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 }),
+);
+const bodies = fc.dictionary(fc.constantFrom(...fields), value, { maxKeys: 4 }).map((o) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
+
+const POLICIES = [
+  { minLength: 8, maxLength: 1024 },
+  { minLength: 12, maxLength: 64 },
+  { minLength: 1, maxLength: 8 },
+];
+
+describe('precompiled validators', () => {
+  it('are what npm run build:validators writes from schemas.ts', () => {
+    expect(readFileSync(VALIDATORS_PATH, 'utf8')).toBe(buildValidatorsModule());
+  });
+
+  for (const policy of POLICIES) {
+    const schemas = operationSchemas(policy);
+    for (const name of Object.keys(schemas) as (keyof typeof schemas)[]) {
+      it(`${name}, policy ${policy.minLength}-${policy.maxLength}: same verdict, message and normalised body as the full schema`, () => {
+        const { schema, rows } = schemas[name];
+        const full = reference(schema);
+        const middleware = validateBody(schemas[name]);
+        fc.assert(
+          fc.property(bodies, (body) => {
+            const expectedBody = structuredClone(body);
+            const expected = full(expectedBody) ? { ok: expectedBody } : { message: messageFor(full.errors ?? [], rows) };
+            const event = { body: structuredClone(body) };
+            let actual: { ok: unknown } | { message: string };
+            try {
+              (middleware.before as (r: unknown) => void)({ event });
+              actual = { ok: event.body };
+            } catch (error) {
+              actual = { message: (error as Error).message };
+            }
+            expect(actual).toEqual(expected);
+          }),
+          { numRuns: 400 },
+        );
+      });
+    }
+  }
+});
