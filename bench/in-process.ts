@@ -15,6 +15,7 @@ import { issueKey } from '../functions/shared/owners';
 import { type ApiHandler, dependencies, operation } from '../functions/shared/pipeline';
 import { jsonResponse } from '../functions/shared/responses';
 import { userPk } from '../functions/shared/table-layout';
+import { lambdaContext as baseLambdaContext, proxyEvent } from '../local/lambda-runtime';
 import { median, round } from './stats';
 
 export type Operation = 'createUser' | 'resetUserPassword' | 'deleteUser';
@@ -26,41 +27,15 @@ const HANDLERS: Record<Operation, ApiHandler> = {
 };
 
 /** An API Gateway REST (v1 proxy) event as the gateway sends it. */
-export function apiEvent(operationName: string, apiKey: string, body: object): APIGatewayProxyEvent {
-  const path = `/v1/${operationName}`;
-  return {
-    resource: path,
-    path,
-    httpMethod: 'POST',
+export const apiEvent = (operationName: string, apiKey: string, body: object): APIGatewayProxyEvent =>
+  proxyEvent({
+    path: `/v1/${operationName}`,
     headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey },
-    multiValueHeaders: { 'Content-Type': ['application/json'], 'X-API-Key': [apiKey] },
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
     body: JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: { requestId: randomUUID(), stage: 'bench', path, httpMethod: 'POST' } as APIGatewayProxyEvent['requestContext'],
-  };
-}
+    stage: 'bench',
+  });
 
-export function lambdaContext(): Context {
-  const deadline = Date.now() + 10_000;
-  return {
-    awsRequestId: randomUUID(),
-    functionName: 'bench',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:bench',
-    memoryLimitInMB: '1024',
-    logGroupName: '/aws/lambda/bench',
-    logStreamName: 'bench',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+export const lambdaContext = (): Context => baseLambdaContext('bench');
 
 /** Counts DynamoDB round trips (retries included: the deserialize step runs once per attempt), by command. */
 export function installCallCounter() {

@@ -8,7 +8,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +21,7 @@ import { FAKE_HASH, floorProbe } from './floor';
 import { type LoadResult, runLoad } from './http-load';
 import { type BenchReport, renderReport, type Target } from './report';
 import { percentile, progress, round } from './stats';
+import { freePort } from '../local/free-port';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const json = process.argv.includes('--json');
@@ -329,16 +329,6 @@ const from = (pool: readonly string[], i: number, body: (email: string) => objec
 const mapValues = <T, U>(record: Record<string, T>, fn: (value: T) => U): Record<string, U> =>
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 main().catch((error: Error) => {
   progress(`failed: ${error.stack ?? error.message}`);

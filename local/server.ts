@@ -5,9 +5,8 @@
  * Beside the API, without a key: GET /openapi.json and GET /docs (local/docs.ts).
  */
 
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiHandler as Handler } from '../functions/shared/pipeline';
 import { handler as createUser } from '../functions/createUser/handler';
 import { handler as deleteUser } from '../functions/deleteUser/handler';
@@ -16,6 +15,7 @@ import { config } from '../functions/shared/config';
 import { MESSAGES } from '../functions/shared/messages';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
+import { lambdaContext, proxyEvent } from './lambda-runtime';
 
 /** Path prefix of every operation; SPEC.md's endpoints are `{base_url}/v1/<operation>`. */
 export const API_PREFIX = '/v1';
@@ -29,8 +29,6 @@ const ROUTES: Record<string, { handler: Handler; failureMessage: string }> = {
 
 /** API Gateway's own payload limit; the handlers enforce the contract's 16 KiB. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
-/** The deployed functions' timeout. */
-const FUNCTION_TIMEOUT_MS = 10_000;
 
 /** Creates (but does not start) the local server. */
 export function createLocalServer(): Server {
@@ -53,70 +51,18 @@ export function createLocalServer(): Server {
 async function invoke(req: IncomingMessage, path: string, handler: Handler): Promise<APIGatewayProxyResult> {
   const body = await readBody(req);
   if (body === undefined) return json(413, MESSAGES.bodyTooLarge);
-  return handler(toEvent(req, path, body), lambdaContext(path));
-}
-
-function toEvent(req: IncomingMessage, path: string, body: string): APIGatewayProxyEvent {
-  // rawHeaders keeps the caller's spelling, as API Gateway does. Maps, then own properties:
-  // a header named `toString` or `__proto__` must not meet Object.prototype.
-  const single = new Map<string, string>();
-  const multi = new Map<string, string[]>();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i]!;
-    const value = req.rawHeaders[i + 1]!;
-    single.set(name, value);
-    multi.set(name, [...(multi.get(name) ?? []), value]);
-  }
-  const headers: Record<string, string> = Object.fromEntries(single);
-  const multiValueHeaders: Record<string, string[]> = Object.fromEntries(multi);
-  const requestId = randomUUID();
-  return {
-    resource: path,
+  const event = proxyEvent({
     path,
-    httpMethod: 'POST',
-    headers,
-    multiValueHeaders,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: body === '' ? null : body,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      authorizer: null,
-      httpMethod: 'POST',
-      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
-      path,
-      protocol: `HTTP/${req.httpVersion}`,
-      requestId,
-      requestTimeEpoch: Date.now(),
-      resourceId: 'local',
-      resourcePath: path,
-      stage: 'local',
-    },
-  };
+    // rawHeaders keeps the caller's spelling, as API Gateway does.
+    headers: pairs(req.rawHeaders),
+    body,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    protocol: `HTTP/${req.httpVersion}`,
+  });
+  return handler(event, lambdaContext(path.slice(API_PREFIX.length + 1)));
 }
 
-function lambdaContext(path: string): Context {
-  const deadline = Date.now() + FUNCTION_TIMEOUT_MS;
-  const functionName = path.slice(API_PREFIX.length + 1);
-  return {
-    awsRequestId: randomUUID(),
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => [raw[2 * i]!, raw[2 * i + 1]!] as const);
 
 /** The body as UTF-8 text, or undefined when it exceeds the gateway's limit. */
 async function readBody(req: IncomingMessage): Promise<string | undefined> {

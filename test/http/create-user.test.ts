@@ -1,27 +1,17 @@
 /** SPEC.md 4.1 and CONTRACT.md "createUser", row by row. */
 
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
-import { clientsFor, openTarget, type Target } from '../support/target';
+import { useTarget } from '../support/target';
 
-let target: Target;
-let api: ReturnType<typeof clientsFor>;
+const suite = useTarget();
 
-beforeAll(async () => {
-  target = await openTarget();
-  api = clientsFor(target);
-});
-afterAll(async () => {
-  await api.cleanup();
-  await target.close();
-});
-
-const create = (body: unknown) => api.asA('/v1/createUser', body);
+const create = (body: unknown) => suite.api.asA('/v1/createUser', body);
 const PASSWORD_MESSAGE = 'user_password must be between 8 and 1024 characters.';
 
 describe('createUser', () => {
   it('creates a user: 200 with the normalised e-mail and the password, nothing else', async () => {
-    const email = api.email('Created');
+    const email = suite.api.email('Created');
     const response = await create({ user_email: `  ${email.toUpperCase()} `, user_password: 'correct horse battery' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
@@ -29,14 +19,14 @@ describe('createUser', () => {
   });
 
   it('generates a password of at least 20 characters when none is given, and returns it', async () => {
-    const response = await create({ user_email: api.email('generated') });
+    const response = await create({ user_email: suite.api.email('generated') });
     expect(response.status).toBe(200);
     const { user_password } = response.body as { user_password: string };
     expect(user_password.length).toBeGreaterThanOrEqual(20);
   });
 
   it.each(['true', 'false', true, false])('accepts should_reset_password %p', async (value) => {
-    const response = await create({ user_email: api.email('reset-flag'), user_password: 'long enough', should_reset_password: value });
+    const response = await create({ user_email: suite.api.email('reset-flag'), user_password: 'long enough', should_reset_password: value });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body as object).sort()).toEqual(['user_email', 'user_password']);
   });
@@ -51,7 +41,7 @@ describe('createUser', () => {
   });
 
   it('a field not listed in SPEC.md: 400 Unknown parameter', async () => {
-    const response = await create({ user_email: api.email('unknown'), is_admin: true });
+    const response = await create({ user_email: suite.api.email('unknown'), is_admin: true });
     expect([response.status, response.body]).toEqual([400, { message: 'Unknown parameter: is_admin.' }]);
   });
 
@@ -71,17 +61,17 @@ describe('createUser', () => {
     ['too short', 'seven77'],
     ['too long', 'x'.repeat(1025)],
   ])('user_password %s: 400 with the policy message', async (_, value) => {
-    const response = await create({ user_email: api.email('bad-password'), user_password: value });
+    const response = await create({ user_email: suite.api.email('bad-password'), user_password: value });
     expect([response.status, response.body]).toEqual([400, { message: PASSWORD_MESSAGE }]);
   });
 
   it.each(['yes', 'TRUE', 1, null, {}])('should_reset_password %p: 400', async (value) => {
-    const response = await create({ user_email: api.email('bad-flag'), should_reset_password: value });
+    const response = await create({ user_email: suite.api.email('bad-flag'), should_reset_password: value });
     expect([response.status, response.body]).toEqual([400, { message: MESSAGES.shouldResetInvalid }]);
   });
 
   it('an e-mail that already exists in the tool, in any case: 409 User already exists.', async () => {
-    const email = api.email('twice');
+    const email = suite.api.email('twice');
     expect((await create({ user_email: email })).status).toBe(200);
     for (const variant of [email, email.toUpperCase(), ` ${email} `]) {
       const response = await create({ user_email: variant, user_password: 'a different one' });
@@ -90,7 +80,7 @@ describe('createUser', () => {
   });
 
   it("the owner's own e-mail: 409", async () => {
-    const response = await create({ user_email: target.a.ownerEmail });
+    const response = await create({ user_email: suite.target.a.ownerEmail });
     expect([response.status, response.body]).toEqual([409, { message: MESSAGES.userExists }]);
   });
 });

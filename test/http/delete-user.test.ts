@@ -1,35 +1,25 @@
 /** SPEC.md 4.3 and CONTRACT.md "deleteUser", row by row. */
 
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
-import { clientsFor, openTarget, type Target } from '../support/target';
+import { useTarget } from '../support/target';
 
-let target: Target;
-let api: ReturnType<typeof clientsFor>;
+const suite = useTarget();
 
-beforeAll(async () => {
-  target = await openTarget();
-  api = clientsFor(target);
-});
-afterAll(async () => {
-  await api.cleanup();
-  await target.close();
-});
-
-const remove = (body: unknown) => api.asA('/v1/deleteUser', body);
+const remove = (body: unknown) => suite.api.asA('/v1/deleteUser', body);
 
 describe('deleteUser', () => {
   it('200 User and all associated data deleted successfully.; the user is then gone', async () => {
-    const email = api.email('to-delete');
-    expect((await api.asA('/v1/createUser', { user_email: email })).status).toBe(200);
+    const email = suite.api.email('to-delete');
+    expect((await suite.api.asA('/v1/createUser', { user_email: email })).status).toBe(200);
     const response = await remove({ user_email: email.toUpperCase() });
     expect([response.status, response.body]).toEqual([200, { message: MESSAGES.userDeleted }]);
     expect(response.headers.get('content-type')).toBe('application/json');
 
-    const reset = await api.asA('/v1/resetUserPassword', { user_email: email, new_password: 'long enough' });
+    const reset = await suite.api.asA('/v1/resetUserPassword', { user_email: email, new_password: 'long enough' });
     expect(reset.status).toBe(404);
     expect((await remove({ user_email: email })).status).toBe(404);
-    expect((await api.asA('/v1/createUser', { user_email: email })).status).toBe(200);
+    expect((await suite.api.asA('/v1/createUser', { user_email: email })).status).toBe(200);
   });
 
   it.each([
@@ -52,15 +42,15 @@ describe('deleteUser', () => {
   });
 
   it("the owner's own account: 403, and it survives", async () => {
-    const response = await remove({ user_email: target.a.ownerEmail });
+    const response = await remove({ user_email: suite.target.a.ownerEmail });
     expect([response.status, response.body]).toEqual([403, { message: MESSAGES.deleteWhiteLabel }]);
-    const again = await remove({ user_email: target.a.ownerEmail.toUpperCase() });
+    const again = await remove({ user_email: suite.target.a.ownerEmail.toUpperCase() });
     expect(again.status).toBe(403);
-    expect((await api.asA('/v1/createUser', { user_email: api.email('still-works') })).status).toBe(200);
+    expect((await suite.api.asA('/v1/createUser', { user_email: suite.api.email('still-works') })).status).toBe(200);
   });
 
   it('no such user in the tool: 404 User not found.', async () => {
-    const response = await remove({ user_email: api.email('absent') });
+    const response = await remove({ user_email: suite.api.email('absent') });
     expect([response.status, response.body]).toEqual([404, { message: MESSAGES.userNotFound }]);
   });
 });

@@ -1,25 +1,18 @@
 /** SPEC.md 4.2 and CONTRACT.md "resetUserPassword", row by row. */
 
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
-import { clientsFor, openTarget, type Target } from '../support/target';
+import { useTarget } from '../support/target';
 
-let target: Target;
-let api: ReturnType<typeof clientsFor>;
+const suite = useTarget();
 let existing: string;
 
 beforeAll(async () => {
-  target = await openTarget();
-  api = clientsFor(target);
-  existing = api.email('reset-target');
-  expect((await api.asA('/v1/createUser', { user_email: existing, user_password: 'first password' })).status).toBe(200);
-});
-afterAll(async () => {
-  await api.cleanup();
-  await target.close();
+  existing = suite.api.email('reset-target');
+  expect((await suite.api.asA('/v1/createUser', { user_email: existing, user_password: 'first password' })).status).toBe(200);
 });
 
-const reset = (body: unknown) => api.asA('/v1/resetUserPassword', body);
+const reset = (body: unknown) => suite.api.asA('/v1/resetUserPassword', body);
 
 describe('resetUserPassword', () => {
   it('200 Password reset successfully.', async () => {
@@ -65,12 +58,12 @@ describe('resetUserPassword', () => {
   );
 
   it("the owner's own account: 403", async () => {
-    const response = await reset({ user_email: target.a.ownerEmail, new_password: 'taking over' });
+    const response = await reset({ user_email: suite.target.a.ownerEmail, new_password: 'taking over' });
     expect([response.status, response.body]).toEqual([403, { message: MESSAGES.resetWhiteLabel }]);
   });
 
   it('a user that does not exist: 404 User not found.', async () => {
-    const response = await reset({ user_email: api.email('never-created'), new_password: 'long enough' });
+    const response = await reset({ user_email: suite.api.email('never-created'), new_password: 'long enough' });
     expect([response.status, response.body]).toEqual([404, { message: MESSAGES.userNotFound }]);
   });
 });

@@ -1,23 +1,15 @@
 /** `npm start`: DynamoDB Local with data under .data/, the tables, a dev owner, the API on PORT; Ctrl-C stops both. */
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { runScript, startScript } from '../support/processes';
+import { freePort } from '../../local/free-port';
 
 const workdir = mkdtempSync(join(tmpdir(), 'npm-start-'));
 afterAll(() => rmSync(workdir, { recursive: true, force: true }));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const { DYNAMODB_ENDPOINT: _ignored, ...inherited } = process.env;
 

@@ -4,9 +4,9 @@
  * (TEST_TARGET=staging) nothing local is started.
  */
 
-import { createServer } from 'node:net';
 import { ensureTables, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { STAGING_VARIABLES } from './target-env';
+import { freePort } from '../../local/free-port';
 
 export default async function globalSetup(): Promise<void> {
   if (process.env.TEST_TARGET === 'staging') {
@@ -24,13 +24,3 @@ export default async function globalSetup(): Promise<void> {
   await ensureTables(endpoint, { usersTableName: 'users', ownersTableName: 'owners' });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -5,6 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from '@jest/globals';
 import { apiClient } from './http-client';
 
 export interface Target {
@@ -60,4 +61,21 @@ export function clientsFor(target: Target) {
       }
     },
   };
+}
+
+/**
+ * The setup every contract file shares: opens the target before the file's tests,
+ * deletes what they created and closes it after. Fields are set once beforeAll ran.
+ */
+export function useTarget() {
+  const suite = {} as { target: Target; api: ReturnType<typeof clientsFor> };
+  beforeAll(async () => {
+    suite.target = await openTarget();
+    suite.api = clientsFor(suite.target);
+  });
+  afterAll(async () => {
+    await suite.api.cleanup();
+    await suite.target.close();
+  });
+  return suite;
 }

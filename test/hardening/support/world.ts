@@ -5,6 +5,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { dependencies } from '../../../functions/shared/pipeline';
 import { verifyPassword } from '../../../functions/shared/passwords';
 import { PROFILE_SK, userPk } from '../../../functions/shared/table-layout';
+import { lambdaContext as baseLambdaContext, proxyEvent as baseProxyEvent } from '../../../local/lambda-runtime';
 import { newOwner } from '../../support/local';
 
 const { client, config } = dependencies;
@@ -71,44 +72,13 @@ export async function itemsOfOwners(ownerIds: readonly string[]): Promise<Record
   return items;
 }
 
-/** An API Gateway REST (v1 proxy) event, as the deployed API would pass it. */
+/** An API Gateway REST (v1 proxy) event, as the deployed API would pass it; `init` overrides any part. */
 export function proxyEvent(operation: string, init: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
-  const path = `/v1/${operation}`;
-  return {
-    resource: path,
-    path,
-    httpMethod: 'POST',
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: { requestId: 'hardening', path, httpMethod: 'POST', stage: 'test' } as APIGatewayProxyEvent['requestContext'],
-    ...init,
-  };
+  return { ...baseProxyEvent({ path: `/v1/${operation}`, body: null, stage: 'test' }), ...init };
 }
 
 /** A Lambda context with a 10 s deadline, like the deployed functions'. */
-export function lambdaContext(functionName: string): Context {
-  const deadline = Date.now() + 10_000;
-  return {
-    awsRequestId: 'hardening',
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'hardening',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+export const lambdaContext = (functionName: string): Context => baseLambdaContext(functionName);
 
 /** Runs `task` over `items` with at most `limit` in flight. */
 export async function inParallel<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
