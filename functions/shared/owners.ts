@@ -1,7 +1,7 @@
 /** White-label owners and their API keys: the key lookup every request makes, and the admin operations. */
 
 import { randomUUID } from 'node:crypto';
-import { digestApiKey, newApiKey } from './api-keys';
+import { newApiKey } from './api-keys';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
 import type { ApiKeyRecord, Repository } from './repository';
@@ -10,9 +10,12 @@ import type { PasswordPolicy } from './config';
 
 export type Authentication = { owner: Owner } | { refused: 'unauthorized' | 'no_owner' };
 
-/** Resolves an API key to its owner: unknown and revoked keys are refused, and so is a key whose owner account is gone. */
-export async function authenticate(repository: Repository, apiKey: string): Promise<Authentication> {
-  const key = await repository.findApiKey(digestApiKey(apiKey));
+/**
+ * Resolves an API key, given as its digest, to its owner: unknown and revoked keys
+ * are refused, and so is a key whose owner account is gone.
+ */
+export async function authenticate(repository: Repository, digest: string): Promise<Authentication> {
+  const key = await repository.findApiKey(digest);
   if (!key || key.revokedAt) return { refused: 'unauthorized' };
   if (!(await repository.ownerAccountExists(key.ownerId, key.ownerEmail))) return { refused: 'no_owner' };
   return { owner: { ownerId: key.ownerId, ownerEmail: key.ownerEmail, keyId: key.keyId } };

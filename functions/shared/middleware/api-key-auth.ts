@@ -29,7 +29,7 @@ export function apiKeyAuth(options: { repository: Repository; ttlMs: number }): 
         request.context.owner = cached.owner;
         return;
       }
-      const result = await authenticate(options.repository, apiKey);
+      const result = await authenticate(options.repository, digest);
       if ('refused' in result) {
         cache.delete(digest);
         throw result.refused === 'no_owner' ? new ApiError(403, MESSAGES.noOwner) : new ApiError(401, MESSAGES.unauthorized);
