@@ -13,6 +13,11 @@
  */
 
 import { parseArgs } from 'node:util';
+import { readPasswordPolicy } from '../functions/shared/config';
+import { createDocumentClient } from '../functions/shared/dynamodb';
+import * as owners from '../functions/shared/owners';
+import { createRepository } from '../functions/shared/repository';
+import { LOCAL_TABLES } from '../local/dynamodb-local';
 
 const USAGE = 'usage: npm run admin -- create-owner <email> | issue-key <email> | revoke-key <key-id> | list-keys <email> [--users-table NAME --owners-table NAME]';
 
@@ -29,21 +34,14 @@ async function main(): Promise<void> {
   const againstAws = usersTableName !== undefined && ownersTableName !== undefined && !process.env.DYNAMODB_ENDPOINT;
   const endpoint = againstAws ? undefined : (process.env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000');
 
-  const { createDocumentClient } = await import('../functions/shared/dynamodb');
-  const { createRepository } = await import('../functions/shared/repository');
-  const owners = await import('../functions/shared/owners');
   const repository = createRepository(createDocumentClient({ endpoint }), {
-    usersTableName: usersTableName ?? 'users',
-    ownersTableName: ownersTableName ?? 'owners',
+    usersTableName: usersTableName ?? LOCAL_TABLES.usersTableName,
+    ownersTableName: ownersTableName ?? LOCAL_TABLES.ownersTableName,
   });
-  const policy = {
-    minLength: Number(process.env.PASSWORD_MIN_LENGTH ?? 8),
-    maxLength: Number(process.env.PASSWORD_MAX_LENGTH ?? 1024),
-  };
 
   switch (command) {
     case 'create-owner':
-      return print(await owners.createOwner(repository, argument, policy));
+      return print(await owners.createOwner(repository, argument, readPasswordPolicy()));
     case 'issue-key':
       return print(await owners.issueKey(repository, argument));
     case 'revoke-key': {

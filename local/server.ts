@@ -7,11 +7,10 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { ApiHandler as Handler } from '../functions/shared/pipeline';
+import { type ApiHandler as Handler, dependencies } from '../functions/shared/pipeline';
 import { handler as createUser } from '../functions/createUser/handler';
 import { handler as deleteUser } from '../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../functions/resetUserPassword/handler';
-import { config } from '../functions/shared/config';
 import { MESSAGES } from '../functions/shared/messages';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
@@ -33,7 +32,7 @@ const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Creates (but does not start) the local server. */
 export function createLocalServer(): Server {
   // The document for this process's password policy: byte for byte openapi.json under the default one.
-  const pages = docsPages(serializeOpenApiDocument(buildOpenApiDocument(config.passwordPolicy)));
+  const pages = docsPages(serializeOpenApiDocument(buildOpenApiDocument(dependencies.config.passwordPolicy)));
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const page = pages.get(path);

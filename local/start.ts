@@ -4,19 +4,18 @@
  */
 
 import type { ChildProcess } from 'node:child_process';
-import { assertJava, ensureTables, startDynamoDbLocal } from './dynamodb-local';
+import { ensureTables, LOCAL_TABLES, startDynamoDbLocal } from './dynamodb-local';
 
 const DEV_OWNER_EMAIL = 'dev-owner@example.com';
 
-process.env.USERS_TABLE_NAME ??= 'users';
-process.env.OWNERS_TABLE_NAME ??= 'owners';
+process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
+process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   let dynamodb: ChildProcess | undefined;
   if (!process.env.DYNAMODB_ENDPOINT) {
-    assertJava();
     const started = await startDynamoDbLocal({ port: Number(process.env.DYNAMODB_PORT ?? 8000), dataDir: '.data/dynamodb' });
     dynamodb = started.process;
     process.env.DYNAMODB_ENDPOINT = started.endpoint;

@@ -31,22 +31,25 @@ export interface Config {
   readonly apiKeyCacheTtlMs: number;
 }
 
-/** Reads and checks the configuration; throws naming the first bad variable. */
-export function readConfig(): Config {
-  const passwordPolicy = {
+/** The deployment's password policy (PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH), checked. */
+export function readPasswordPolicy(): PasswordPolicy {
+  const policy = {
     minLength: integer('PASSWORD_MIN_LENGTH', 8, 1),
     maxLength: integer('PASSWORD_MAX_LENGTH', 1024, 1),
   };
-  if (passwordPolicy.maxLength < passwordPolicy.minLength) {
+  if (policy.maxLength < policy.minLength) {
     throw new Error('PASSWORD_MAX_LENGTH must not be less than PASSWORD_MIN_LENGTH');
   }
+  return policy;
+}
+
+/** Reads and checks the configuration; throws naming the first bad variable. */
+export function readConfig(): Config {
   return {
     usersTableName: required('USERS_TABLE_NAME'),
     ownersTableName: required('OWNERS_TABLE_NAME'),
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
-    passwordPolicy,
+    passwordPolicy: readPasswordPolicy(),
     apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', 30, 0) * 1000,
   };
 }
-
-export const config: Config = readConfig();

@@ -7,7 +7,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { type Config, config } from './config';
+import { type Config, readConfig } from './config';
 import { createDocumentClient } from './dynamodb';
 import { logger } from './logger';
 import { accessLog } from './middleware/access-log';
@@ -19,6 +19,8 @@ import { createRepository, type Repository } from './repository';
 import { operationSchemas } from './schemas';
 import type { Owner } from './users';
 
+// Configuration is read and checked once, at cold start.
+const config = readConfig();
 const client = createDocumentClient({ endpoint: config.dynamodbEndpoint });
 const repository = createRepository(client, config);
 const schemas = operationSchemas(config.passwordPolicy);

@@ -4,7 +4,7 @@
  * (TEST_TARGET=staging) nothing local is started.
  */
 
-import { ensureTables, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { ensureTables, LOCAL_TABLES, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { STAGING_VARIABLES } from './target-env';
 import { freePort } from '../../local/free-port';
 
@@ -17,10 +17,10 @@ export default async function globalSetup(): Promise<void> {
   const { endpoint, process: child } = await startDynamoDbLocal({ port: await freePort() });
   (globalThis as { dynamodbLocal?: typeof child }).dynamodbLocal = child;
   process.env.DYNAMODB_ENDPOINT = endpoint;
-  process.env.USERS_TABLE_NAME = 'users';
-  process.env.OWNERS_TABLE_NAME = 'owners';
+  process.env.USERS_TABLE_NAME = LOCAL_TABLES.usersTableName;
+  process.env.OWNERS_TABLE_NAME = LOCAL_TABLES.ownersTableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   process.env.POWERTOOLS_SERVICE_NAME = 'user-management-test';
-  await ensureTables(endpoint, { usersTableName: 'users', ownersTableName: 'owners' });
+  await ensureTables(endpoint, LOCAL_TABLES);
 }
 
