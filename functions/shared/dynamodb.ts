@@ -2,23 +2,27 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
+ * Where a client finds DynamoDB Local: any credentials work there, and fixed
+ * ones keep every local process (server, admin CLI, tests) on the same data.
+ */
+export const localConnection = (endpoint: string) => ({
+  endpoint,
+  region: process.env.AWS_REGION ?? 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
+
+/**
  * One document client per process. Retries are explicit: the SDK's standard mode
  * (exponential backoff with full jitter) for throttling, 5xx and timeouts, three
  * attempts in all, each bounded so a request fails well inside API Gateway's 29 s
  * (the SDK only warns about an exceeded requestTimeout unless told to throw).
  */
 export function createDocumentClient(options: { endpoint?: string | undefined; maxAttempts?: number } = {}) {
-  const local = options.endpoint !== undefined;
   const client = new DynamoDBClient({
     maxAttempts: options.maxAttempts ?? 3,
     retryMode: 'standard',
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
-    ...(local && {
-      endpoint: options.endpoint,
-      region: process.env.AWS_REGION ?? 'us-east-1',
-      // DynamoDB Local accepts any credentials; fixed ones keep every local process on the same data.
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
+    ...(options.endpoint !== undefined && localConnection(options.endpoint)),
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
