@@ -56,6 +56,21 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
     return old?.white_label ? 'white_label' : 'not_found';
   };
 
+  /** API keys whose `attribute` is `value`, through the owners-table index keyed on it (the admin CLI's look-ups). */
+  const queryKeyIndex = async (attribute: 'owner_email' | 'key_id', value: string) => {
+    const index = OWNERS_TABLE.globalSecondaryIndexes.find((i) => i.partitionKey.name === attribute)!;
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: Owners,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#attribute = :value',
+        ExpressionAttributeNames: { '#attribute': attribute },
+        ExpressionAttributeValues: { ':value': value },
+      }),
+    );
+    return Items.map(toApiKey);
+  };
+
   return {
     /**
      * One conditional put; false when the e-mail already exists in this owner's tool.
@@ -247,29 +262,11 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
     },
 
     async listApiKeys(ownerEmail: string): Promise<ApiKeyRecord[]> {
-      const index = OWNERS_TABLE.globalSecondaryIndexes[0]!.indexName;
-      const { Items = [] } = await db.send(
-        new QueryCommand({
-          TableName: Owners,
-          IndexName: index,
-          KeyConditionExpression: 'owner_email = :email',
-          ExpressionAttributeValues: { ':email': ownerEmail },
-        }),
-      );
-      return Items.map(toApiKey);
+      return queryKeyIndex('owner_email', ownerEmail);
     },
 
     async findApiKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
-      const index = OWNERS_TABLE.globalSecondaryIndexes[1]!.indexName;
-      const { Items = [] } = await db.send(
-        new QueryCommand({
-          TableName: Owners,
-          IndexName: index,
-          KeyConditionExpression: 'key_id = :id',
-          ExpressionAttributeValues: { ':id': keyId },
-        }),
-      );
-      return Items[0] && toApiKey(Items[0]);
+      return (await queryKeyIndex('key_id', keyId))[0];
     },
 
     async revokeApiKey(digest: string): Promise<void> {
