@@ -12,6 +12,7 @@ import { handler as createUser } from '../functions/createUser/handler';
 import { handler as deleteUser } from '../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../functions/resetUserPassword/handler';
 import { MESSAGES } from '../functions/shared/messages';
+import { jsonResponse } from '../functions/shared/responses';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
 import { lambdaContext, proxyEvent } from './lambda-runtime';
@@ -75,11 +76,8 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const json = (statusCode: number, message: string, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
-  statusCode,
-  headers: { 'content-type': 'application/json', ...headers },
-  body: JSON.stringify({ message }),
-});
+/** The contract's `{"message": ...}` body, as the handlers answer it. */
+const json = (statusCode: number, message: string, headers: Record<string, string> = {}) => jsonResponse(statusCode, { message }, headers);
 
 function servePage(req: IncomingMessage, res: ServerResponse, page: Page): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'GET, HEAD' }));
