@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
 import { UserManagementApi } from './constructs/api';
 import { type DynamoDbAction, HandlerFunction } from './constructs/handler-function';
 import { Monitoring } from './constructs/monitoring';

@@ -13,7 +13,7 @@ import { handler as deleteUser } from '../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../functions/resetUserPassword/handler';
 import { MESSAGES } from '../functions/shared/messages';
 import { jsonResponse } from '../functions/shared/responses';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
 import { lambdaContext, proxyEvent } from './lambda-runtime';
 

@@ -1,7 +1,7 @@
 /**
  * One JSON Schema per operation, and the contract's rows for its validation
  * errors, in the contract's order: where several rows apply, the first wins.
- * The shape of each body (SHAPES) is precompiled into validators.generated.ts
+ * The shape of each body (SHAPES) is precompiled into generated/validators.ts
  * (`npm run build:validators`); the password policy is deployment config and is
  * checked beside it, in the same validation step.
  */
@@ -29,7 +29,7 @@ const body = (properties: Record<string, object>, required: string[]) => ({
   additionalProperties: false,
 });
 
-/** Each operation's body without the password policy: what validators.generated.ts was compiled from. */
+/** Each operation's body without the password policy: what generated/validators.ts was compiled from. */
 export const SHAPES = {
   createUser: body(
     {

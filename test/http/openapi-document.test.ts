@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { OPENAPI_PATH } from '../../scripts/openapi';
+import { OPENAPI_PATH } from '../../functions/shared/openapi';
 import { openTarget, type Target } from '../support/target';
 
 let target: Target;

@@ -6,7 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
 import { buildApp } from '../../lib/app';
 import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
-import { OPENAPI_PATH } from '../../scripts/openapi';
+import { OPENAPI_PATH } from '../../functions/shared/openapi';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
 import { resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';

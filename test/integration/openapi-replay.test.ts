@@ -14,7 +14,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { dependencies } from '../../functions/shared/pipeline';
 import { MAX_BODY_BYTES } from '../../functions/shared/middleware/parse-body';
 import { userKey } from '../../functions/shared/table-layout';
-import { EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, OPENAPI_PATH } from '../../scripts/openapi';
+import { EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, OPENAPI_PATH } from '../../functions/shared/openapi';
 import { newOwner, startLocalServer } from '../support/local';
 
 type Example = { summary: string; value: unknown };

@@ -5,7 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { readConfig } from '../../functions/shared/config';
 import { operationSchemas } from '../../functions/shared/schemas';
-import { buildOpenApiDocument, DEFAULT_PASSWORD_POLICY, OPENAPI_PATH, serializeOpenApiDocument } from '../../scripts/openapi';
+import { buildOpenApiDocument, DEFAULT_PASSWORD_POLICY, OPENAPI_PATH, serializeOpenApiDocument } from '../../functions/shared/openapi';
 
 type Examples = Record<string, { value: unknown }>;
 interface Operation {

@@ -1,5 +1,5 @@
 /**
- * The precompiled validators (validators.generated.ts) plus the run-time password policy must
+ * The precompiled validators (generated/validators.ts) plus the run-time password policy must
  * answer exactly as ajv compiling each operation's full JSON Schema would, on any body.
  */
 
@@ -10,7 +10,7 @@ import transform from 'ajv-keywords/dist/keywords/transform.js';
 import fc from 'fast-check';
 import { validateBody } from '../../functions/shared/middleware/validate-body';
 import { messageFor, operationSchemas } from '../../functions/shared/schemas';
-import { buildValidatorsModule, VALIDATORS_PATH } from '../../scripts/build-validators';
+import { buildValidatorsModule, VALIDATORS_PATH } from '../../functions/shared/validator-codegen';
 import { readFileSync } from 'node:fs';
 
 /** The reference: the full schema compiled live, with the options the pipeline always used. */

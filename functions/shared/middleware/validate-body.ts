@@ -2,11 +2,11 @@ import type { ErrorObject } from 'ajv';
 import type { MiddlewareObj } from '@middy/core';
 import { ApiError } from '../errors';
 import { type OperationSchema, SHAPES, messageFor } from '../schemas';
-import { COMPILED_FROM, ucs2length, validators } from '../validators.generated';
+import { COMPILED_FROM, ucs2length, validators } from '../generated/validators';
 
 // Fail at start-up, never mid-request, when the precompiled validators no longer match the schemas.
 if (COMPILED_FROM !== JSON.stringify(SHAPES)) {
-  throw new Error('functions/shared/validators.generated.ts is out of date with schemas.ts: run `npm run build:validators`');
+  throw new Error('functions/shared/generated/validators.ts is out of date with schemas.ts: run `npm run build:validators`');
 }
 
 /**

@@ -1,0 +1,442 @@
+/**
+ * The OpenAPI 3.1 document, generated from the very schemas and messages the
+ * pipeline validates and answers with. `npm run openapi` (scripts/openapi.ts) writes
+ * `openapi.json`; the stack and the local server serve what this module builds.
+ *
+ * Every documented example is a pair: a request example and a response example
+ * under the same name, so the replay test can send one and expect the other.
+ * Examples name only `jane@example.com` (a user) and `owner@example.com` (the
+ * caller's own white-label account), which keeps them easy to isolate.
+ */
+
+import { fileURLToPath } from 'node:url';
+import type { PasswordPolicy } from './config';
+import { MESSAGES } from './messages';
+import { MAX_BODY_BYTES } from './middleware/parse-body';
+import { operationSchemas, type Row } from './schemas';
+
+/** The deployment default of `functions/shared/config.ts` (which cannot be imported without a deployment's environment). */
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 8, maxLength: 1024 };
+
+/** Where `npm run openapi` writes the document. */
+export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.json', import.meta.url));
+
+/** The user every example is about, and the caller's own (white-label) account. */
+export const EXAMPLE_USER_EMAIL = 'jane@example.com';
+export const EXAMPLE_OWNER_EMAIL = 'owner@example.com';
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+type OperationName = keyof ReturnType<typeof operationSchemas>;
+
+/** One documented case of an operation: what is sent, and what comes back. */
+interface Case {
+  readonly name: string;
+  readonly status: number;
+  readonly summary: string;
+  /** Says what the request example alone does not show (headers, state), when anything. */
+  readonly given?: string;
+  readonly request: Json;
+  readonly response: JsonObject;
+}
+
+interface OperationText {
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly requestSchema: string;
+  readonly failureMessage: string;
+  /** A request that passes validation; error cases start from it. */
+  readonly validBody: JsonObject;
+}
+
+const OPERATIONS: Record<OperationName, OperationText> = {
+  createUser: {
+    path: '/v1/createUser',
+    summary: 'Create a user',
+    description:
+      "Creates a new user in the caller's white-label tool. No notification is sent to the new user. " +
+      'When `user_password` is absent the service generates one (at least 20 characters) and returns it: the only time the caller sees it.',
+    requestSchema: 'CreateUserRequest',
+    failureMessage: MESSAGES.createFailed,
+    validBody: { user_email: EXAMPLE_USER_EMAIL, user_password: 'correct horse battery staple' },
+  },
+  resetUserPassword: {
+    path: '/v1/resetUserPassword',
+    summary: 'Reset a user password',
+    description: 'Sets a new password for the specified user. No notification is sent to the user. `should_reset_password` is left as it was.',
+    requestSchema: 'ResetUserPasswordRequest',
+    failureMessage: MESSAGES.resetFailed,
+    validBody: { user_email: EXAMPLE_USER_EMAIL, new_password: 'a brand new passphrase' },
+  },
+  deleteUser: {
+    path: '/v1/deleteUser',
+    summary: 'Delete a user',
+    description:
+      "Deletes a user from the caller's white-label tool, together with all data associated with that user. No notification is sent to the user. " +
+      'A delete that fails half way leaves the user in place, so a retry finishes the job.',
+    requestSchema: 'DeleteUserRequest',
+    failureMessage: MESSAGES.deleteFailed,
+    validBody: { user_email: EXAMPLE_USER_EMAIL },
+  },
+};
+
+/** Per field: what it means, a value the schema refuses, and why that value is refused. */
+const FIELDS: Record<string, { description: string; invalid: Json; invalidBecause: (policy: PasswordPolicy) => string }> = {
+  user_email: {
+    description: 'E-mail address of the user; identifies the user in every operation.',
+    invalid: 'jane.example.com',
+    invalidBecause: () => '`user_email` not a string holding a valid e-mail address of at most 254 characters',
+  },
+  user_password: {
+    description: 'Password of the new user, echoed in the response. Generated (and returned) when absent.',
+    invalid: 'short',
+    invalidBecause: (p) => `\`user_password\` not a string, or outside the password policy (${p.minLength} to ${p.maxLength} characters)`,
+  },
+  new_password: {
+    description: 'The new password.',
+    invalid: 'short',
+    invalidBecause: (p) => `\`new_password\` not a string, or outside the password policy (${p.minLength} to ${p.maxLength} characters)`,
+  },
+  should_reset_password: {
+    description: 'When true, the user must choose a new password at next sign-in. `"true"`, `"false"` or a JSON boolean; default false. Stored with the user.',
+    invalid: 'yes',
+    invalidBecause: () => '`should_reset_password` not one of "true", "false", true, false',
+  },
+};
+
+/** The parameter the "unknown parameter" examples send. */
+const UNKNOWN_PARAMETER = 'role';
+
+/** Cases every operation shares, in the contract's order of request handling. */
+function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
+  const message = (text: string) => ({ message: text });
+  return {
+    before: [
+      {
+        name: 'apiKeyInvalid',
+        status: 401,
+        summary: 'X-API-Key missing, empty, unknown or revoked',
+        given: 'Sent without a valid `X-API-Key`. The key is checked before the body is looked at.',
+        request: op.validBody,
+        response: message(MESSAGES.unauthorized),
+      },
+      {
+        name: 'ownerGone',
+        status: 403,
+        summary: "The key is valid but its owner account (the white-label user) no longer exists",
+        given: "Sent with a key whose owner's own account has been removed.",
+        request: op.validBody,
+        response: message(MESSAGES.noOwner),
+      },
+      {
+        name: 'bodyTooLarge',
+        status: 413,
+        summary: `Body larger than 16 KiB (${MAX_BODY_BYTES} bytes)`,
+        given: `Any body over ${MAX_BODY_BYTES} bytes, whatever its content type.`,
+        request: { ...op.validBody, padding: `<more than ${MAX_BODY_BYTES} bytes in all>` },
+        response: message(MESSAGES.bodyTooLarge),
+      },
+      {
+        name: 'contentTypeNotJson',
+        status: 415,
+        summary: 'Content-Type present and not application/json (a charset parameter is accepted)',
+        given: 'Sent with `Content-Type: text/plain`.',
+        request: op.validBody,
+        response: message(MESSAGES.unsupportedMediaType),
+      },
+      {
+        name: 'bodyNotAnObject',
+        status: 400,
+        summary: 'Body not valid JSON, or JSON that is not an object',
+        request: [EXAMPLE_USER_EMAIL],
+        response: message(MESSAGES.notAnObject),
+      },
+    ],
+    after: [
+      {
+        name: 'throttled',
+        status: 429,
+        summary: "Over the stage's request rate (API Gateway throttling)",
+        given: "Sent above the deployed stage's throttling limits; the local server does not throttle.",
+        request: op.validBody,
+        response: message(MESSAGES.tooManyRequests),
+      },
+      {
+        name: 'storageFailure',
+        status: 500,
+        summary: 'Storage failure, or any failure not listed',
+        given: 'Sent while the storage fails.',
+        request: op.validBody,
+        response: message(op.failureMessage),
+      },
+    ],
+  };
+}
+
+/** One 400 case per contract row of the operation's schema, in the rows' order (the first row that applies wins). */
+function validationCases(op: OperationText, rows: readonly Row[], policy: PasswordPolicy): Case[] {
+  return rows.map((row) => {
+    if (row.fields === '*') {
+      return {
+        name: 'unknownParameter',
+        status: 400,
+        summary: `A parameter the operation does not list (here \`${UNKNOWN_PARAMETER}\`)`,
+        request: { ...op.validBody, [UNKNOWN_PARAMETER]: 'admin' },
+        response: { message: row.message(UNKNOWN_PARAMETER) },
+      };
+    }
+    const field = row.fields[0]!;
+    const spec = FIELDS[field];
+    if (!spec) throw new Error(`No example values for field ${field}`);
+    const invalid = row.failures.includes('invalid');
+    const request: JsonObject = { ...op.validBody };
+    if (invalid) request[field] = spec.invalid;
+    else delete request[field];
+    const summary = invalid
+      ? spec.invalidBecause(policy)
+      : `${row.fields.map((f) => `\`${f}\``).join(' or ')} absent, null or empty`;
+    return { name: `${camel(field)}${invalid ? 'Invalid' : 'Missing'}`, status: 400, summary, request, response: { message: row.message(field) } };
+  });
+}
+
+/** The cases only one operation has. */
+function operationCases(name: OperationName): { success: Case; refusals: Case[] } {
+  const exists = `\`${EXAMPLE_USER_EMAIL}\` is a user of the caller's tool.`;
+  const whiteLabel = (message: string, request: JsonObject): Case => ({
+    name: 'whiteLabelUser',
+    status: 403,
+    summary: 'The target is a white-label user (such as the caller\'s own account)',
+    given: `\`${EXAMPLE_OWNER_EMAIL}\` is the caller's own account.`,
+    request,
+    response: { message },
+  });
+  const notFound = (request: JsonObject): Case => ({
+    name: 'userNotFound',
+    status: 404,
+    summary: "No such user in the caller's tool (another owner's users do not exist to the caller)",
+    given: `\`${EXAMPLE_USER_EMAIL}\` is not a user of the caller's tool.`,
+    request,
+    response: { message: MESSAGES.userNotFound },
+  });
+  switch (name) {
+    case 'createUser':
+      return {
+        success: {
+          name: 'created',
+          status: 200,
+          summary: 'Created; the e-mail comes back trimmed and lower-cased, with the password that was set',
+          request: { user_email: 'Jane@Example.com', user_password: 'correct horse battery staple', should_reset_password: 'false' },
+          response: { user_email: EXAMPLE_USER_EMAIL, user_password: 'correct horse battery staple' },
+        },
+        refusals: [
+          {
+            name: 'userExists',
+            status: 409,
+            summary: "The e-mail already exists in the caller's tool (the caller's own e-mail included)",
+            given: exists,
+            request: OPERATIONS.createUser.validBody,
+            response: { message: MESSAGES.userExists },
+          },
+        ],
+      };
+    case 'resetUserPassword': {
+      const body = OPERATIONS.resetUserPassword.validBody;
+      return {
+        success: { name: 'passwordReset', status: 200, summary: 'Password reset', given: exists, request: body, response: { message: MESSAGES.passwordReset } },
+        refusals: [whiteLabel(MESSAGES.resetWhiteLabel, { ...body, user_email: EXAMPLE_OWNER_EMAIL }), notFound(body)],
+      };
+    }
+    case 'deleteUser': {
+      const body = OPERATIONS.deleteUser.validBody;
+      return {
+        success: { name: 'deleted', status: 200, summary: 'User and all associated data deleted', given: exists, request: body, response: { message: MESSAGES.userDeleted } },
+        refusals: [whiteLabel(MESSAGES.deleteWhiteLabel, { user_email: EXAMPLE_OWNER_EMAIL }), notFound(body)],
+      };
+    }
+  }
+}
+
+/** Every case of an operation: success first, then the contract's order (authentication, body, validation, operation). */
+export function casesOf(name: OperationName, policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY): Case[] {
+  const op = OPERATIONS[name];
+  const shared = sharedCases(op);
+  const own = operationCases(name);
+  return [own.success, ...shared.before, ...validationCases(op, operationSchemas(policy)[name].rows, policy), ...own.refusals, ...shared.after];
+}
+
+const ref = (schema: string) => ({ $ref: `#/components/schemas/${schema}` });
+
+/**
+ * The validation schema as OpenAPI shows it. ajv-keywords' `transform` is not
+ * JSON Schema: it becomes the `x-transform` extension and a sentence.
+ */
+function toOpenApiSchema(schema: unknown, policy: PasswordPolicy): Json {
+  if (Array.isArray(schema)) return schema.map((item) => toOpenApiSchema(item, policy));
+  if (typeof schema !== 'object' || schema === null) return schema as Json;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'transform') continue;
+    if (key === 'properties') {
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([field, fieldSchema]) => [field, describeField(field, fieldSchema, policy)]),
+      );
+    } else {
+      out[key] = toOpenApiSchema(value, policy);
+    }
+  }
+  return out;
+}
+
+function describeField(field: string, schema: unknown, policy: PasswordPolicy): Json {
+  const converted = toOpenApiSchema(schema, policy) as JsonObject;
+  const transform = (schema as { transform?: readonly string[] }).transform;
+  const notes = [FIELDS[field]?.description ?? ''];
+  if (transform) notes.push(`Trimmed and lower-cased before it is checked, stored or looked up (${transform.join(', ')}).`);
+  return { description: notes.join(' ').trim(), ...converted, ...(transform && { 'x-transform': [...transform] }) };
+}
+
+/** Markdown list of a status's cases, for its response description. */
+const listCases = (cases: readonly Case[]) => cases.map((c) => `- ${c.summary}: \`${c.response.message ?? ''}\``).join('\n');
+
+function example(c: Case, value: Json): JsonObject {
+  return { summary: c.summary, ...(c.given && { description: c.given }), value };
+}
+
+function operationObject(name: OperationName, policy: PasswordPolicy): JsonObject {
+  const op = OPERATIONS[name];
+  const cases = casesOf(name, policy);
+  const statuses = [...new Set(cases.map((c) => c.status))].sort((a, b) => a - b);
+  const responses: JsonObject = {};
+  for (const status of statuses) {
+    const own = cases.filter((c) => c.status === status);
+    responses[String(status)] = {
+      description: status === 200 ? own[0]!.summary + '.' : listCases(own),
+      content: {
+        'application/json': {
+          schema: ref(status === 200 && name === 'createUser' ? 'CreatedUser' : 'Message'),
+          examples: Object.fromEntries(own.map((c) => [c.name, example(c, c.response)])),
+        },
+      },
+    };
+  }
+  return {
+    operationId: name,
+    tags: ['User Management'],
+    summary: op.summary,
+    description: op.description,
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: ref(op.requestSchema),
+          examples: Object.fromEntries(cases.map((c) => [c.name, example(c, c.request)])),
+        },
+      },
+    },
+    responses,
+  };
+}
+
+const INTRODUCTION = [
+  'Lets the owner of a white-label tool manage its users: create a user, reset a user password, delete a user. ' +
+    'None of the three operations notifies the affected user.',
+  '',
+  'Every request carries the owner\'s API key in `X-API-Key`. Every response, success or error, is `application/json`; ' +
+    'every error body is exactly `{"message": "..."}`.',
+  '',
+  'Requests are handled in this order, and the first refusal is the answer:',
+  '',
+  '1. Route: only the three `POST` operations below exist. Any other path: `404 {"message":"Not Found"}`. ' +
+    'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
+  '2. API key, before the body is looked at: `401` for a missing, empty, unknown or revoked key; `403` when the key\'s owner account is gone.',
+  '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when it is not a JSON object.',
+  '4. The operation\'s JSON Schema: a `400` whose message is that of the first row of the operation\'s table that applies (the order of the examples).',
+  '5. The operation itself.',
+  '',
+  'E-mail addresses are trimmed and lower-cased (`x-transform`): `Jane@Example.com` and `jane@example.com` are one user. ' +
+    'Each owner\'s users are its own: to another owner they do not exist. Throttled requests get `429`; ' +
+    'any failure not listed gets `500` with the operation\'s failure message.',
+].join('\n');
+
+/** The routing answers that belong to no operation, for reference. */
+function routingResponses(): JsonObject {
+  const message = (text: string) => ({ type: 'object', required: ['message'], properties: { message: { type: 'string', const: text } } });
+  return {
+    NotFound: {
+      description: 'Any path other than the three operations.',
+      content: { 'application/json': { schema: message(MESSAGES.notFound), example: { message: MESSAGES.notFound } } },
+    },
+    MethodNotAllowed: {
+      description: 'A method other than POST on one of the three operation paths.',
+      headers: { Allow: { description: 'The one method the path accepts.', schema: { type: 'string', const: 'POST' } } },
+      content: { 'application/json': { schema: message(MESSAGES.methodNotAllowed), example: { message: MESSAGES.methodNotAllowed } } },
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document for a deployment's password policy (the default one unless given). */
+export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY): JsonObject {
+  const schemas = operationSchemas(policy);
+  const names = Object.keys(OPERATIONS) as OperationName[];
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'White-label user management API',
+      version: '1.0.0',
+      description: INTRODUCTION,
+    },
+    servers: [
+      {
+        url: '{base_url}',
+        description: 'The server address including its API path prefix; every path below is appended to it.',
+        variables: {
+          base_url: {
+            default: 'http://127.0.0.1:3000',
+            description:
+              'A deployed stage: `https://{api-id}.execute-api.{region}.amazonaws.com/{stage}` (the stack output ApiUrl without `/v1`). ' +
+              'The default is the local server of `npm start`.',
+          },
+        },
+      },
+    ],
+    security: [{ ApiKey: [] }],
+    tags: [{ name: 'User Management', description: "The users of the caller's white-label tool." }],
+    paths: Object.fromEntries(names.map((name) => [OPERATIONS[name].path, { post: operationObject(name, policy) }])),
+    components: {
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'The API key of a white-label owner; it identifies the owner on whose behalf the call is made. Keys start with `wlk_`.',
+        },
+      },
+      schemas: {
+        ...Object.fromEntries(names.map((name) => [OPERATIONS[name].requestSchema, toOpenApiSchema(schemas[name].schema, policy)])),
+        CreatedUser: {
+          type: 'object',
+          required: ['user_email', 'user_password'],
+          properties: {
+            user_email: { type: 'string', format: 'email', description: 'The e-mail as stored: trimmed and lower-cased.' },
+            user_password: { type: 'string', description: 'The password that was set (the generated one when none was sent).' },
+          },
+          additionalProperties: false,
+        },
+        Message: {
+          type: 'object',
+          required: ['message'],
+          properties: { message: { type: 'string', description: 'Human-readable text, one of the messages documented per response.' } },
+          additionalProperties: false,
+        },
+      },
+      responses: routingResponses(),
+    },
+  };
+}
+
+/** The document as written to `openapi.json`: two-space JSON in the builder's key order, with a trailing newline. */
+export const serializeOpenApiDocument = (document: JsonObject) => `${JSON.stringify(document, null, 2)}\n`;
+
+const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
