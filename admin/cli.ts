@@ -19,7 +19,8 @@ import * as owners from '../functions/shared/owners';
 import { createRepository } from '../functions/shared/repository';
 import { LOCAL_TABLES } from '../local/dynamodb-local';
 
-const USAGE = 'usage: npm run admin -- create-owner <email> | issue-key <email> | revoke-key <key-id> | list-keys <email> [--users-table NAME --owners-table NAME]';
+const USAGE =
+  'usage: npm run admin -- create-owner <email> | issue-key <email> | revoke-key <key-id> | list-keys <email> [--users-table NAME --owners-table NAME]';
 
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({

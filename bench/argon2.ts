@@ -1,8 +1,8 @@
 /** The two argon2 bindings side by side, at the project's parameters, with no service around them. */
 
 import { availableParallelism } from 'node:os';
-import argon2 from 'argon2';
 import * as nodeRs from '@node-rs/argon2';
+import argon2 from 'argon2';
 import { ARGON2_OPTIONS } from '../functions/shared/passwords';
 import { median, round, timeEach } from './stats';
 

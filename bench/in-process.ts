@@ -5,8 +5,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { handler as createUserHandler } from '../functions/createUser/handler';
 import { handler as deleteUserHandler } from '../functions/deleteUser/handler';
 import { handler as resetUserPasswordHandler } from '../functions/resetUserPassword/handler';
@@ -120,7 +120,9 @@ export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, o
   const user = email('calls');
   const warm = {
     createUser: await counter.count(() => call('createUser', warmKey, { user_email: user, user_password: 'correct horse battery staple' })),
-    resetUserPassword: await counter.count(() => call('resetUserPassword', warmKey, { user_email: user, new_password: 'a brand new passphrase' })),
+    resetUserPassword: await counter.count(() =>
+      call('resetUserPassword', warmKey, { user_email: user, new_password: 'a brand new passphrase' }),
+    ),
     deleteUser: await counter.count(() => call('deleteUser', warmKey, { user_email: user })),
   };
   const cold = {} as Record<Operation, { total: number; byCommand: Record<string, number> }>;
@@ -178,7 +180,13 @@ export async function deleteScaling(
       times.push(performance.now() - started);
     }
     const ms = median(times);
-    rows.push({ items, ms: round(ms), ms_per_item: items > 0 ? round(ms / items, 4) : null, calls, calls_bound: 2 + Math.ceil(items / 25) });
+    rows.push({
+      items,
+      ms: round(ms),
+      ms_per_item: items > 0 ? round(ms / items, 4) : null,
+      calls,
+      calls_bound: 2 + Math.ceil(items / 25),
+    });
   }
   return rows;
 }

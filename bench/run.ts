@@ -12,8 +12,9 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTables, startDynamoDbLocal } from '../local/dynamodb-local';
 import { userKey } from '../functions/shared/table-layout';
+import { ensureTables, startDynamoDbLocal } from '../local/dynamodb-local';
+import { freePort } from '../local/free-port';
 import { CHOSEN, hashesPerSecond, measureArgon2 } from './argon2';
 import { measureBundles } from './bundle';
 import { cpuPerRequest, cpuSnapshot } from './cpu';
@@ -21,7 +22,6 @@ import { FAKE_HASH, floorProbe } from './floor';
 import { type LoadResult, runLoad } from './http-load';
 import { type BenchReport, renderReport, type Target } from './report';
 import { percentile, progress, round } from './stats';
-import { freePort } from '../local/free-port';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const json = process.argv.includes('--json');
@@ -47,7 +47,8 @@ async function main() {
     for (const child of children) child.kill();
     process.exit(2);
   }, DEADLINE_MS).unref();
-  if (Number(process.versions.node.split('.')[0]) < 24) throw new Error(`Node 24 expected (run it with npm run bench), got ${process.version}`);
+  if (Number(process.versions.node.split('.')[0]) < 24)
+    throw new Error(`Node 24 expected (run it with npm run bench), got ${process.version}`);
   const cores = availableParallelism();
 
   progress('bundles: esbuild as the CDK construct builds them, then 10 cold imports each');
@@ -71,19 +72,33 @@ async function main() {
     const { dependencies } = await import('../functions/shared/pipeline');
     const { createOwner } = await import('../functions/shared/owners');
     const inProcess = await import('./in-process');
-    const owner = await createOwner(dependencies.repository, `bench-owner-${randomUUID().slice(0, 8)}@example.com`, dependencies.config.passwordPolicy);
+    const owner = await createOwner(
+      dependencies.repository,
+      `bench-owner-${randomUUID().slice(0, 8)}@example.com`,
+      dependencies.config.passwordPolicy,
+    );
     const ownerRecord = (await dependencies.repository.findOwner(owner.owner_email))!;
 
     progress('HTTP: the local server in its own process');
-    server = fork(join(ROOT, 'bench', 'server.ts'), [], { execArgv: ['--import', 'tsx'], env: process.env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    server = fork(join(ROOT, 'bench', 'server.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+      env: process.env,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     children.add(server);
     const port = await new Promise<number>((resolve, reject) => {
       server!.once('message', (m) => resolve((m as { port: number }).port));
       server!.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
     });
     const baseUrl = `http://127.0.0.1:${port}`;
-    const load = (path: string, concurrency: number, body: (i: number) => object | undefined, maxRequests: number, maxMs: number, record?: number[]) =>
-      runLoad({ baseUrl, path, apiKey: owner.api_key, concurrency, body, maxRequests, maxMs, record });
+    const load = (
+      path: string,
+      concurrency: number,
+      body: (i: number) => object | undefined,
+      maxRequests: number,
+      maxMs: number,
+      record?: number[],
+    ) => runLoad({ baseUrl, path, apiKey: owner.api_key, concurrency, body, maxRequests, maxMs, record });
 
     const users: string[] = [];
     const newUser = () => {
@@ -97,7 +112,9 @@ async function main() {
     await floor.round(10, false);
     await inProcess.timeCall('createUser', owner.api_key, newUser());
 
-    progress(`floor and HTTP at concurrency 1, interleaved in ${C1_ROUNDS} rounds: each call alone, then createUser, resetUserPassword, deleteUser on the same users`);
+    progress(
+      `floor and HTTP at concurrency 1, interleaved in ${C1_ROUNDS} rounds: each call alone, then createUser, resetUserPassword, deleteUser on the same users`,
+    );
     const c1 = { createUser: [] as number[], resetUserPassword: [] as number[], deleteUser: [] as number[] };
     const handlerC1 = { createUser: [] as number[], resetUserPassword: [] as number[] };
     const c1Users: string[] = [];
@@ -108,8 +125,19 @@ async function main() {
       c1Errors.createUser += (await load('/v1/createUser', 1, newUser, HTTP_PER_ROUND, 20_000, c1.createUser)).errors;
       const pool = users.slice(first);
       c1Users.push(...pool);
-      c1Errors.resetUserPassword += (await load('/v1/resetUserPassword', 1, (i) => from(pool, i, (user_email) => ({ user_email, new_password: 'a brand new passphrase' })), HTTP_PER_ROUND, 20_000, c1.resetUserPassword)).errors;
-      c1Errors.deleteUser += (await load('/v1/deleteUser', 1, (i) => from(pool, i, (user_email) => ({ user_email })), HTTP_PER_ROUND, 20_000, c1.deleteUser)).errors;
+      c1Errors.resetUserPassword += (
+        await load(
+          '/v1/resetUserPassword',
+          1,
+          (i) => from(pool, i, (user_email) => ({ user_email, new_password: 'a brand new passphrase' })),
+          HTTP_PER_ROUND,
+          20_000,
+          c1.resetUserPassword,
+        )
+      ).errors;
+      c1Errors.deleteUser += (
+        await load('/v1/deleteUser', 1, (i) => from(pool, i, (user_email) => ({ user_email })), HTTP_PER_ROUND, 20_000, c1.deleteUser)
+      ).errors;
       // The handler alone, called in this process as Lambda would (no HTTP, no server process), each
       // call right after the same work done bare: a hash then the write, back to back.
       for (let i = 0; i < IN_PROCESS_PER_ROUND; i++) {
@@ -117,7 +145,12 @@ async function main() {
         await floor.hashThenPut();
         handlerC1.createUser.push(await inProcess.timeCall('createUser', owner.api_key, body));
         await floor.hashThenUpdate();
-        handlerC1.resetUserPassword.push(await inProcess.timeCall('resetUserPassword', owner.api_key, { user_email: body.user_email, new_password: 'a brand new passphrase' }));
+        handlerC1.resetUserPassword.push(
+          await inProcess.timeCall('resetUserPassword', owner.api_key, {
+            user_email: body.user_email,
+            new_password: 'a brand new passphrase',
+          }),
+        );
       }
     }
     const floorResult = floor.result();
@@ -134,7 +167,9 @@ async function main() {
     const resetC1 = c1Result('resetUserPassword');
     const deleteC1 = c1Result('deleteUser');
 
-    progress(`HTTP at saturation: createUser at concurrency ${SATURATION_CONCURRENCIES.join(', ')}, each between two windows of hashing alone`);
+    progress(
+      `HTTP at saturation: createUser at concurrency ${SATURATION_CONCURRENCIES.join(', ')}, each between two windows of hashing alone`,
+    );
     let createSat: LoadResult | undefined;
     let hashLimit = 0;
     let cpu;
@@ -144,7 +179,9 @@ async function main() {
       const run = await load('/v1/createUser', concurrency, newUser, 100_000, 3_000);
       const after = cpuSnapshot(server.pid!, dynamodb.process.pid!);
       const hashAfter = await hashesPerSecond(CHOSEN);
-      progress(`  c=${concurrency}: ${run.per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, ${run.errors} errors; hashing alone ${round(hashBefore, 1)}/s before, ${round(hashAfter, 1)}/s after`);
+      progress(
+        `  c=${concurrency}: ${run.per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, ${run.errors} errors; hashing alone ${round(hashBefore, 1)}/s before, ${round(hashAfter, 1)}/s after`,
+      );
       if (!createSat || run.per_s > createSat.per_s) {
         createSat = run;
         hashLimit = (hashBefore + hashAfter) / 2;
@@ -154,10 +191,22 @@ async function main() {
     const concurrency = createSat!.concurrency;
     const deleted = new Set(c1Users);
     const resetPool = users.filter((user) => !deleted.has(user));
-    const resetSat = await load('/v1/resetUserPassword', concurrency, (i) => ({ user_email: resetPool[i % resetPool.length]!, new_password: 'a brand new passphrase' }), 100_000, 3_000);
+    const resetSat = await load(
+      '/v1/resetUserPassword',
+      concurrency,
+      (i) => ({ user_email: resetPool[i % resetPool.length]!, new_password: 'a brand new passphrase' }),
+      100_000,
+      3_000,
+    );
     // Deletes are cheap: give them a pool of users written straight to the table.
     const deletePool = await seedUsers(dependencies.client, ownerRecord.ownerId, 4_000);
-    const deleteSat = await load('/v1/deleteUser', concurrency, (i) => from(deletePool, i, (user_email) => ({ user_email })), deletePool.length, 3_000);
+    const deleteSat = await load(
+      '/v1/deleteUser',
+      concurrency,
+      (i) => from(deletePool, i, (user_email) => ({ user_email })),
+      deletePool.length,
+      3_000,
+    );
     server.disconnect();
     server = undefined;
 
@@ -172,7 +221,14 @@ async function main() {
 
     const opsRow = (c1: LoadResult, sat: LoadResult) => ({
       c1: { p50_ms: c1.p50_ms, p99_ms: c1.p99_ms, per_s: c1.per_s, requests: c1.requests, errors: c1.errors },
-      saturation: { concurrency: sat.concurrency, p50_ms: sat.p50_ms, p99_ms: sat.p99_ms, per_s: sat.per_s, requests: sat.requests, errors: sat.errors },
+      saturation: {
+        concurrency: sat.concurrency,
+        p50_ms: sat.p50_ms,
+        p99_ms: sat.p99_ms,
+        per_s: sat.per_s,
+        requests: sat.requests,
+        errors: sat.errors,
+      },
     });
     const result = {
       meta: {
@@ -221,7 +277,10 @@ async function main() {
       bundle: bundles.functions,
     };
     const targets = evaluateTargets(result);
-    const report: BenchReport = { ...result, targets, meta: {
+    const report: BenchReport = {
+      ...result,
+      targets,
+      meta: {
         ...result.meta,
         duration_s: round((performance.now() - started) / 1000, 1),
         load_average: { before: result.meta.load_average.before, after: round(loadavg()[0]!, 2) },
@@ -328,7 +387,6 @@ const from = (pool: readonly string[], i: number, body: (email: string) => objec
 
 const mapValues = <T, U>(record: Record<string, T>, fn: (value: T) => U): Record<string, U> =>
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
-
 
 main().catch((error: Error) => {
   progress(`failed: ${error.stack ?? error.message}`);

@@ -35,19 +35,19 @@ interface OperationSettings {
  */
 const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   createUser: {
-    description: 'Creates a user in the caller\'s white-label tool',
+    description: "Creates a user in the caller's white-label tool",
     usersActions: ['PutItem'],
     memorySize: 1024,
     timeout: Duration.seconds(10),
   },
   resetUserPassword: {
-    description: 'Sets a new password for a user of the caller\'s white-label tool',
+    description: "Sets a new password for a user of the caller's white-label tool",
     usersActions: ['UpdateItem'],
     memorySize: 1024,
     timeout: Duration.seconds(10),
   },
   deleteUser: {
-    description: 'Deletes a user and all associated data from the caller\'s white-label tool',
+    description: "Deletes a user and all associated data from the caller's white-label tool",
     usersActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
     memorySize: 512,
     // A large item collection takes several batch rounds; still inside API Gateway's 29 s.

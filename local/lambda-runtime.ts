@@ -22,7 +22,14 @@ export interface ProxyRequest {
 }
 
 /** An API Gateway REST (v1 proxy) event for a POST to `path`. */
-export function proxyEvent({ path, headers = [], body, sourceIp = '127.0.0.1', protocol = 'HTTP/1.1', stage = 'local' }: ProxyRequest): APIGatewayProxyEvent {
+export function proxyEvent({
+  path,
+  headers = [],
+  body,
+  sourceIp = '127.0.0.1',
+  protocol = 'HTTP/1.1',
+  stage = 'local',
+}: ProxyRequest): APIGatewayProxyEvent {
   const pairs: readonly (readonly [string, string])[] = Array.isArray(headers) ? headers : Object.entries(headers);
   // Maps, then own properties: a header named `toString` or `__proto__` must not meet Object.prototype.
   const single = new Map<string, string>();

@@ -7,13 +7,13 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { type ApiHandler as Handler, dependencies } from '../functions/shared/pipeline';
 import { handler as createUser } from '../functions/createUser/handler';
 import { handler as deleteUser } from '../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../functions/resetUserPassword/handler';
 import { MESSAGES } from '../functions/shared/messages';
-import { jsonResponse } from '../functions/shared/responses';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
+import { dependencies, type ApiHandler as Handler } from '../functions/shared/pipeline';
+import { jsonResponse } from '../functions/shared/responses';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
 import { lambdaContext, proxyEvent } from './lambda-runtime';
 

@@ -65,7 +65,8 @@ const OPERATIONS: Record<OperationName, OperationText> = {
   resetUserPassword: {
     path: '/v1/resetUserPassword',
     summary: 'Reset a user password',
-    description: 'Sets a new password for the specified user. No notification is sent to the user. `should_reset_password` is left as it was.',
+    description:
+      'Sets a new password for the specified user. No notification is sent to the user. `should_reset_password` is left as it was.',
     requestSchema: 'ResetUserPasswordRequest',
     failureMessage: MESSAGES.resetFailed,
     validBody: { user_email: EXAMPLE_USER_EMAIL, new_password: 'a brand new passphrase' },
@@ -100,7 +101,8 @@ const FIELDS: Record<string, { description: string; invalid: Json; invalidBecaus
     invalidBecause: (p) => `\`new_password\` not a string, or outside the password policy (${p.minLength} to ${p.maxLength} characters)`,
   },
   should_reset_password: {
-    description: 'When true, the user must choose a new password at next sign-in. `"true"`, `"false"` or a JSON boolean; default false. Stored with the user.',
+    description:
+      'When true, the user must choose a new password at next sign-in. `"true"`, `"false"` or a JSON boolean; default false. Stored with the user.',
     invalid: 'yes',
     invalidBecause: () => '`should_reset_password` not one of "true", "false", true, false',
   },
@@ -125,7 +127,7 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
       {
         name: 'ownerGone',
         status: 403,
-        summary: "The key is valid but its owner account (the white-label user) no longer exists",
+        summary: 'The key is valid but its owner account (the white-label user) no longer exists',
         given: "Sent with a key whose owner's own account has been removed.",
         request: op.validBody,
         response: message(MESSAGES.noOwner),
@@ -194,10 +196,14 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
     const request: JsonObject = { ...op.validBody };
     if (invalid) request[field] = spec.invalid;
     else delete request[field];
-    const summary = invalid
-      ? spec.invalidBecause(policy)
-      : `${row.fields.map((f) => `\`${f}\``).join(' or ')} absent, null or empty`;
-    return { name: `${camel(field)}${invalid ? 'Invalid' : 'Missing'}`, status: 400, summary, request, response: { message: row.message(field) } };
+    const summary = invalid ? spec.invalidBecause(policy) : `${row.fields.map((f) => `\`${f}\``).join(' or ')} absent, null or empty`;
+    return {
+      name: `${camel(field)}${invalid ? 'Invalid' : 'Missing'}`,
+      status: 400,
+      summary,
+      request,
+      response: { message: row.message(field) },
+    };
   });
 }
 
@@ -207,7 +213,7 @@ function operationCases(name: OperationName): { success: Case; refusals: Case[] 
   const whiteLabel = (message: string, request: JsonObject): Case => ({
     name: 'whiteLabelUser',
     status: 403,
-    summary: 'The target is a white-label user (such as the caller\'s own account)',
+    summary: "The target is a white-label user (such as the caller's own account)",
     given: `\`${EXAMPLE_OWNER_EMAIL}\` is the caller's own account.`,
     request,
     response: { message },
@@ -244,14 +250,28 @@ function operationCases(name: OperationName): { success: Case; refusals: Case[] 
     case 'resetUserPassword': {
       const body = OPERATIONS.resetUserPassword.validBody;
       return {
-        success: { name: 'passwordReset', status: 200, summary: 'Password reset', given: exists, request: body, response: { message: MESSAGES.passwordReset } },
+        success: {
+          name: 'passwordReset',
+          status: 200,
+          summary: 'Password reset',
+          given: exists,
+          request: body,
+          response: { message: MESSAGES.passwordReset },
+        },
         refusals: [whiteLabel(MESSAGES.resetWhiteLabel, { ...body, user_email: EXAMPLE_OWNER_EMAIL }), notFound(body)],
       };
     }
     case 'deleteUser': {
       const body = OPERATIONS.deleteUser.validBody;
       return {
-        success: { name: 'deleted', status: 200, summary: 'User and all associated data deleted', given: exists, request: body, response: { message: MESSAGES.userDeleted } },
+        success: {
+          name: 'deleted',
+          status: 200,
+          summary: 'User and all associated data deleted',
+          given: exists,
+          request: body,
+          response: { message: MESSAGES.userDeleted },
+        },
         refusals: [whiteLabel(MESSAGES.deleteWhiteLabel, { user_email: EXAMPLE_OWNER_EMAIL }), notFound(body)],
       };
     }
@@ -263,7 +283,13 @@ export function casesOf(name: OperationName, policy: PasswordPolicy = DEFAULT_PA
   const op = OPERATIONS[name];
   const shared = sharedCases(op);
   const own = operationCases(name);
-  return [own.success, ...shared.before, ...validationCases(op, operationSchemas(policy)[name].rows, policy), ...own.refusals, ...shared.after];
+  return [
+    own.success,
+    ...shared.before,
+    ...validationCases(op, operationSchemas(policy)[name].rows, policy),
+    ...own.refusals,
+    ...shared.after,
+  ];
 }
 
 const ref = (schema: string) => ({ $ref: `#/components/schemas/${schema}` });
@@ -343,21 +369,21 @@ const INTRODUCTION = [
   'Lets the owner of a white-label tool manage its users: create a user, reset a user password, delete a user. ' +
     'None of the three operations notifies the affected user.',
   '',
-  'Every request carries the owner\'s API key in `X-API-Key`. Every response, success or error, is `application/json`; ' +
+  "Every request carries the owner's API key in `X-API-Key`. Every response, success or error, is `application/json`; " +
     'every error body is exactly `{"message": "..."}`.',
   '',
   'Requests are handled in this order, and the first refusal is the answer:',
   '',
   '1. Route: only the three `POST` operations below exist. Any other path: `404 {"message":"Not Found"}`. ' +
     'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
-  '2. API key, before the body is looked at: `401` for a missing, empty, unknown or revoked key; `403` when the key\'s owner account is gone.',
+  "2. API key, before the body is looked at: `401` for a missing, empty, unknown or revoked key; `403` when the key's owner account is gone.",
   '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when it is not a JSON object.',
-  '4. The operation\'s JSON Schema: a `400` whose message is that of the first row of the operation\'s table that applies (the order of the examples).',
+  "4. The operation's JSON Schema: a `400` whose message is that of the first row of the operation's table that applies (the order of the examples).",
   '5. The operation itself.',
   '',
   'E-mail addresses are trimmed and lower-cased (`x-transform`): `Jane@Example.com` and `jane@example.com` are one user. ' +
-    'Each owner\'s users are its own: to another owner they do not exist. Throttled requests get `429`; ' +
-    'any failure not listed gets `500` with the operation\'s failure message.',
+    "Each owner's users are its own: to another owner they do not exist. Throttled requests get `429`; " +
+    "any failure not listed gets `500` with the operation's failure message.",
 ].join('\n');
 
 /** The routing answers that belong to no operation, for reference. */
@@ -410,7 +436,8 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
           type: 'apiKey',
           in: 'header',
           name: 'X-API-Key',
-          description: 'The API key of a white-label owner; it identifies the owner on whose behalf the call is made. Keys start with `wlk_`.',
+          description:
+            'The API key of a white-label owner; it identifies the owner on whose behalf the call is made. Keys start with `wlk_`.',
         },
       },
       schemas: {

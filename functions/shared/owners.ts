@@ -2,11 +2,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { newApiKey } from './api-keys';
+import type { PasswordPolicy } from './config';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
 import type { ApiKeyRecord, Repository } from './repository';
 import type { Owner } from './users';
-import type { PasswordPolicy } from './config';
 
 export type Authentication = { owner: Owner } | { refused: 'unauthorized' | 'no_owner' };
 
@@ -68,4 +68,3 @@ export async function listKeys(repository: Repository, email: string) {
   const keys = await repository.listApiKeys(normalizeEmail(email));
   return keys.map(({ keyId, createdAt, revokedAt }) => ({ key_id: keyId, created_at: createdAt, revoked_at: revokedAt ?? null }));
 }
-

@@ -23,5 +23,7 @@ export const verifyPassword = (phc: string, password: string): Promise<boolean> 
  */
 export function generatePassword(policy: PasswordPolicy): string {
   const length = Math.min(Math.max(24, policy.minLength), policy.maxLength);
-  return randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
+  return randomBytes(Math.ceil((length * 3) / 4))
+    .toString('base64url')
+    .slice(0, length);
 }

@@ -58,9 +58,7 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
     .use(auth)
     .use(parseBody())
     .use(validateBody(schemas[spec.name]))
-    .handler((event, context) =>
-      spec.run({ body: event.body as Body, owner: context.owner, repository, config }),
-    );
+    .handler((event, context) => spec.run({ body: event.body as Body, owner: context.owner, repository, config }));
   // The pipeline adds `owner` to the context; callers pass Lambda's plain one.
   return handler as unknown as ApiHandler;
 }

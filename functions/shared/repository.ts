@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DocumentClient } from './dynamodb';
-import { API_KEY_PK_PREFIX, OWNERS_TABLE, PROFILE_SK, apiKeyKey, ownerKey, userKey, userPk } from './table-layout';
+import { API_KEY_PK_PREFIX, apiKeyKey, OWNERS_TABLE, ownerKey, PROFILE_SK, userKey, userPk } from './table-layout';
 
 /** A user's profile as stored. `white_label` is set only on owner accounts. */
 export interface UserRecord {
@@ -224,7 +224,12 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
               {
                 Put: {
                   TableName: Owners,
-                  Item: { ...ownerKey(owner.ownerEmail), owner_id: owner.ownerId, owner_email: owner.ownerEmail, created_at: owner.createdAt },
+                  Item: {
+                    ...ownerKey(owner.ownerEmail),
+                    owner_id: owner.ownerId,
+                    owner_email: owner.ownerEmail,
+                    created_at: owner.createdAt,
+                  },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },

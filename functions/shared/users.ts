@@ -48,11 +48,7 @@ export interface ResetPasswordInput {
  * Sets a new password. The hash is computed before the user is looked up, so an
  * unknown user costs the caller as much time as a known one.
  */
-export async function resetUserPassword(
-  repository: Repository,
-  owner: Owner,
-  input: ResetPasswordInput,
-): Promise<'reset' | Refusal> {
+export async function resetUserPassword(repository: Repository, owner: Owner, input: ResetPasswordInput): Promise<'reset' | Refusal> {
   const passwordHash = await hashPassword(input.new_password);
   const outcome = await repository.setPasswordHash(owner.ownerId, normalizeEmail(input.user_email), passwordHash);
   return outcome === 'updated' ? 'reset' : outcome;
@@ -71,7 +67,11 @@ export async function deleteUser(repository: Repository, owner: Owner, input: De
   const { sortKeys, whiteLabel } = await repository.listUserItems(owner.ownerId, email);
   if (!sortKeys.includes(PROFILE_SK)) return 'not_found';
   if (whiteLabel) return 'white_label';
-  await repository.deleteUserItems(owner.ownerId, email, sortKeys.filter((sk) => sk !== PROFILE_SK));
+  await repository.deleteUserItems(
+    owner.ownerId,
+    email,
+    sortKeys.filter((sk) => sk !== PROFILE_SK),
+  );
   const outcome = await repository.deleteProfile(owner.ownerId, email);
   // The profile was there a moment ago; gone now, it was deleted: by this request's own
   // attempt whose answer was lost (the SDK retried), or by a concurrent delete.

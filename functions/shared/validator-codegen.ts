@@ -38,12 +38,15 @@ export function buildValidatorsModule(): string {
   const transforms = transformDefinition.transform as Record<string, (s: string) => string>;
   code = code
     .replace(/require\("ajv-formats\/dist\/formats"\)\.fullFormats\.email/g, () => String(fullFormats.email))
-    .replace(/require\("ajv-keywords\/dist\/definitions\/transform"\)\.transform(?:\["(\w+)"\]|\.(\w+))/g, (_, quoted?: string, dotted?: string) => {
-      const name = (quoted ?? dotted)!;
-      const fn = transforms[name];
-      if (!fn) throw new Error(`unknown transform ${name}`);
-      return `(${String(fn)})`;
-    })
+    .replace(
+      /require\("ajv-keywords\/dist\/definitions\/transform"\)\.transform(?:\["(\w+)"\]|\.(\w+))/g,
+      (_, quoted?: string, dotted?: string) => {
+        const name = (quoted ?? dotted)!;
+        const fn = transforms[name];
+        if (!fn) throw new Error(`unknown transform ${name}`);
+        return `(${String(fn)})`;
+      },
+    )
     .replace(/require\("ajv\/dist\/runtime\/ucs2length"\)\.default/g, 'ucs2length');
   if (/require\(/.test(code)) throw new Error(`standalone code still requires a module:\n${code.match(/.*require\(.*/)?.[0]}`);
 

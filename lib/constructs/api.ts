@@ -24,8 +24,7 @@ export const OPENAPI_PATH_PART = 'openapi.json';
  * The response template that returns the document unchanged: base64 keeps VTL from reading its
  * `$ref`s and `#` pointers as references, directives or comments.
  */
-export const openApiResponseTemplate = (document: string) =>
-  `$util.base64Decode("${Buffer.from(document, 'utf8').toString('base64')}")`;
+export const openApiResponseTemplate = (document: string) => `$util.base64Decode("${Buffer.from(document, 'utf8').toString('base64')}")`;
 
 /** API Gateway's own answers, in the contract's `{"message": ...}` shape and statuses. */
 export const GATEWAY_MESSAGES = {

@@ -114,7 +114,11 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Requests and errors',
-        left: [requests.with({ label: 'requests', statistic: Stats.SUM }), clientErrors.with({ label: '4XX' }), serverErrors.with({ label: '5XX' })],
+        left: [
+          requests.with({ label: 'requests', statistic: Stats.SUM }),
+          clientErrors.with({ label: '4XX' }),
+          serverErrors.with({ label: '5XX' }),
+        ],
         width: 8,
       }),
       new GraphWidget({

@@ -5,8 +5,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ApiError } from '../../functions/shared/errors';
 import { MESSAGES } from '../../functions/shared/messages';
 import { apiKeyAuth } from '../../functions/shared/middleware/api-key-auth';
@@ -84,7 +84,18 @@ describe('revocation', () => {
 
     // Only Date is faked: the cache's expiry reads Date.now(), everything else runs for real.
     jest.useFakeTimers({
-      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
     });
     const revokedAt = Date.now();
     expect(await call()).toEqual([404, { message: MESSAGES.userNotFound }]);
@@ -94,7 +105,7 @@ describe('revocation', () => {
     expect(await call()).toEqual(unauthorized);
   });
 
-  it('a key revoked before its first use is refused at once, while the owner\'s other keys keep working (rotation)', async () => {
+  it("a key revoked before its first use is refused at once, while the owner's other keys keep working (rotation)", async () => {
     const [old, next] = [await newKey(), await newKey()];
     await revokeKey(repository, old.key_id);
     const response = await apiClient(server.baseUrl, old.api_key)('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
@@ -113,13 +124,20 @@ describe('a key that is not exactly a valid key is refused', () => {
       ...[1, 4, 10, 20, 30, 40, 46].map((n) => key.slice(0, n)), // prefixes
       ...[1, 4, 10, 20, 30, 46].map((n) => key.slice(n)), // suffixes
       secret, // the key without its prefix
-      `${key}A`, `${key}${key}`, `A${key}`, // extensions
-      `wlk_${secret.slice(1)}A`, `wlk_A${secret.slice(0, -1)}`, // the same length, shifted: well-formed, so looked up
+      `${key}A`,
+      `${key}${key}`,
+      `A${key}`, // extensions
+      `wlk_${secret.slice(1)}A`,
+      `wlk_A${secret.slice(0, -1)}`, // the same length, shifted: well-formed, so looked up
       `wlk_${secret.slice(0, -1)}${flip(secret.at(-1)!)}`, // last character changed
       `wlk_${flip(secret[0]!)}${secret.slice(1)}`, // first character changed
-      key.toUpperCase(), key.toLowerCase(), `WLK_${secret}`, // case
-      `Bearer ${key}`, `${key.slice(0, 20)} ${key.slice(20)}`, // schemes, inner space
-      sha256(key), `wlk_${sha256(key)}`, // the digest itself
+      key.toUpperCase(),
+      key.toLowerCase(),
+      `WLK_${secret}`, // case
+      `Bearer ${key}`,
+      `${key.slice(0, 20)} ${key.slice(20)}`, // schemes, inner space
+      sha256(key),
+      `wlk_${sha256(key)}`, // the digest itself
     ].filter((variant) => variant !== key);
 
     const email = uniqueEmail('never-created');
@@ -130,9 +148,14 @@ describe('a key that is not exactly a valid key is refused', () => {
     expect(await collection(owner.ownerId, email)).toEqual([]);
     // HTTP strips a header value's outer whitespace; behind API Gateway the handler sees it as sent.
     const auth = apiKeyAuth({ repository, ttlMs: 1_000 });
-    for (const padded of [`${key} `, ` ${key}`, `${key}\n`, `\t${key}`]) expect(await authenticateWith(auth, padded)).toBe(`401 ${MESSAGES.unauthorized}`);
+    for (const padded of [`${key} `, ` ${key}`, `${key}\n`, `\t${key}`])
+      expect(await authenticateWith(auth, padded)).toBe(`401 ${MESSAGES.unauthorized}`);
     // The key itself works, under any spelling of the header name.
-    const ok = await apiClient(server.baseUrl, '')('/v1/deleteUser', { user_email: email }, { apiKey: null, headers: { 'X-API-KEY': key } });
+    const ok = await apiClient(server.baseUrl, '')(
+      '/v1/deleteUser',
+      { user_email: email },
+      { apiKey: null, headers: { 'X-API-KEY': key } },
+    );
     expect(ok.status).toBe(404);
   });
 });
@@ -155,10 +178,14 @@ describe('keys are compared by digest', () => {
     expect(lookups.map((body) => body.Key.pk.S)).toContain(`KEY#${sha256(issued.api_key)}`);
   });
 
-  it("nothing stored for the owner holds a key: only digests", async () => {
+  it('nothing stored for the owner holds a key: only digests', async () => {
     const { api_key } = await newKey();
     const { Items = [] } = await client.send(
-      new ScanCommand({ TableName: config.ownersTableName, FilterExpression: 'owner_email = :e', ExpressionAttributeValues: { ':e': owner.ownerEmail } }),
+      new ScanCommand({
+        TableName: config.ownersTableName,
+        FilterExpression: 'owner_email = :e',
+        ExpressionAttributeValues: { ':e': owner.ownerEmail },
+      }),
     );
     expect(Items.length).toBeGreaterThan(1);
     const stored = JSON.stringify(Items);

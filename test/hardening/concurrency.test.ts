@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
-import { apiClient, type ApiResponse } from '../support/http-client';
+import { type ApiResponse, apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, profileOf, seedAssociatedData, storedPasswordIs, type TestOwner } from './support/world';
 
@@ -28,7 +28,7 @@ describe('50 concurrent creates of one e-mail', () => {
   it('exactly one 200 and 49 409s, even with the address spelled 50 ways; the winner holds the user', async () => {
     const email = uniqueEmail('race');
     const spellings = Array.from({ length: 50 }, (_, i) => {
-      const mixed = [...email].map((c, j) => ((i >> j % 6) & 1 ? c.toUpperCase() : c)).join('');
+      const mixed = [...email].map((c, j) => ((i >> (j % 6)) & 1 ? c.toUpperCase() : c)).join('');
       return i % 3 === 0 ? ` ${mixed}\t` : mixed;
     });
     const responses = await Promise.all(
@@ -64,7 +64,10 @@ describe('concurrent reset and delete of one user never leave a half state', () 
     for (const { email, resetA, resetB, removed } of outcomes) {
       expect([removed.status, removed.body]).toEqual([200, { message: MESSAGES.userDeleted }]);
       for (const reset of [resetA, resetB]) {
-        expect([[200, { message: MESSAGES.passwordReset }], [404, { message: MESSAGES.userNotFound }]]).toContainEqual([reset.status, reset.body]);
+        expect([
+          [200, { message: MESSAGES.passwordReset }],
+          [404, { message: MESSAGES.userNotFound }],
+        ]).toContainEqual([reset.status, reset.body]);
       }
       expect(await collection(owner.ownerId, email)).toEqual([]);
     }

@@ -6,9 +6,9 @@
  * rejection, so none can pass unnoticed.
  */
 
-import { request as httpRequest, Agent } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Agent, request as httpRequest } from 'node:http';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
@@ -71,7 +71,12 @@ describe('hostile input straight to the handlers', () => {
         const result = await HANDLERS[request.operation](event, lambdaContext(request.operation));
         tally('handler', result.statusCode);
         const contentType = Object.entries(result.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
-        expectContractResponse(request.operation, config.passwordPolicy, { status: result.statusCode, contentType: String(contentType), text: result.body }, decoded(request));
+        expectContractResponse(
+          request.operation,
+          config.passwordPolicy,
+          { status: result.statusCode, contentType: String(contentType), text: result.body },
+          decoded(request),
+        );
       }),
       { numRuns: HANDLER_RUNS },
     );
@@ -81,12 +86,25 @@ describe('hostile input straight to the handlers', () => {
 type Route = { kind: 'operation'; query: string } | { kind: 'unknown path'; path: string } | { kind: 'other method'; method: string };
 
 const route = fc.oneof(
-  { weight: 18, arbitrary: fc.constantFrom('', '', '', '?x=1', '?user_email=a@b.co').map((query): Route => ({ kind: 'operation', query })) },
+  {
+    weight: 18,
+    arbitrary: fc.constantFrom('', '', '', '?x=1', '?user_email=a@b.co').map((query): Route => ({ kind: 'operation', query })),
+  },
   {
     weight: 1,
     arbitrary: fc
       .oneof(
-        fc.constantFrom('/', '/v1', '/v1/', '/v2/createUser', '/v1/createUser/', '/V1/createUser', '/v1/createuser', '/v1/createUser%00', '//v1/createUser'),
+        fc.constantFrom(
+          '/',
+          '/v1',
+          '/v1/',
+          '/v2/createUser',
+          '/v1/createUser/',
+          '/V1/createUser',
+          '/v1/createuser',
+          '/v1/createUser%00',
+          '//v1/createUser',
+        ),
         fc.webSegment().map((segment) => `/v1/${segment}x`),
       )
       .map((path): Route => ({ kind: 'unknown path', path })),
@@ -95,11 +113,18 @@ const route = fc.oneof(
 );
 
 /** One raw HTTP request (node:http, so duplicate headers and latin1 bytes go out as generated). */
-function send(method: string, path: string, request: HostileRequest): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function send(
+  method: string,
+  path: string,
+  request: HostileRequest,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
     const body = request.body === null ? undefined : Buffer.from(request.body, request.binary ? 'latin1' : 'utf8');
     // Given a raw header list node frames nothing itself: Host, and the length of a body (GET and DELETE included).
-    const framing: [string, string][] = [['Host', new URL(server.baseUrl).host], ...(body ? [['Content-Length', String(body.length)] as [string, string]] : [])];
+    const framing: [string, string][] = [
+      ['Host', new URL(server.baseUrl).host],
+      ...(body ? [['Content-Length', String(body.length)] as [string, string]] : []),
+    ];
     const raw = [...framing, ...(request.headers ?? [])].flatMap(([name, value]) => [name, value]);
     const req = httpRequest(`${server.baseUrl}${path}`, { method, agent, headers: raw }, (res) => {
       const chunks: Buffer[] = [];
@@ -118,16 +143,29 @@ describe('hostile input over HTTP to the local server', () => {
       fc.asyncProperty(hostileRequest(keys, { http: true }), route, async (request, to) => {
         const operationPath = `/v1/${request.operation}`;
         const [method, path] =
-          to.kind === 'operation' ? ['POST', operationPath + to.query] : to.kind === 'unknown path' ? ['POST', to.path] : [to.method, operationPath];
+          to.kind === 'operation'
+            ? ['POST', operationPath + to.query]
+            : to.kind === 'unknown path'
+              ? ['POST', to.path]
+              : [to.method, operationPath];
         const response = await send(method, path, request);
         tally('http', response.status);
         if (to.kind === 'unknown path') {
           expect([response.status, JSON.parse(response.text)]).toEqual([404, { message: MESSAGES.notFound }]);
         } else if (to.kind === 'other method') {
-          expect([response.status, JSON.parse(response.text), response.headers.allow]).toEqual([405, { message: MESSAGES.methodNotAllowed }, 'POST']);
+          expect([response.status, JSON.parse(response.text), response.headers.allow]).toEqual([
+            405,
+            { message: MESSAGES.methodNotAllowed },
+            'POST',
+          ]);
         } else {
           const text = request.body === null ? null : request.binary ? Buffer.from(request.body, 'latin1').toString('utf8') : request.body;
-          expectContractResponse(request.operation, config.passwordPolicy, { status: response.status, contentType: String(response.headers['content-type']), text: response.text }, text);
+          expectContractResponse(
+            request.operation,
+            config.passwordPolicy,
+            { status: response.status, contentType: String(response.headers['content-type']), text: response.text },
+            text,
+          );
         }
       }),
       { numRuns: HTTP_RUNS },

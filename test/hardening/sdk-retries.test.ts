@@ -5,8 +5,8 @@
  */
 
 import { createServer, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createDocumentClient } from '../../functions/shared/dynamodb';
 import { MESSAGES } from '../../functions/shared/messages';
 import { dependencies } from '../../functions/shared/pipeline';
@@ -117,7 +117,7 @@ describe('backoff', () => {
 });
 
 describe('errors a retry cannot cure are not retried', () => {
-  it('a ValidationException: one attempt, then the operation\'s 500 message', async () => {
+  it("a ValidationException: one attempt, then the operation's 500 message", async () => {
     const fault = injectFault(client, { operation: 'PutItem', kind: 'rejected' });
     const response = await api('/v1/createUser', { user_email: uniqueEmail('rejected') }).finally(fault.remove);
 

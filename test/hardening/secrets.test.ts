@@ -59,7 +59,9 @@ const { logger } = await import('../../functions/shared/logger');
 logger.setLogLevel('DEBUG');
 
 // The HTTP contract suite, run again under capture (the docs and OpenAPI files serve no secrets).
-for (const file of readdirSync(new URL('../http/', import.meta.url)).filter((f) => f.endsWith('.test.ts') && !/openapi|docs/i.test(f)).sort()) {
+for (const file of readdirSync(new URL('../http/', import.meta.url))
+  .filter((f) => f.endsWith('.test.ts') && !/openapi|docs/i.test(f))
+  .sort()) {
   await import(`../http/${file}`);
 }
 
@@ -131,8 +133,13 @@ describe('what was captured', () => {
       } while (ExclusiveStartKey);
       return items;
     };
-    const hashes = (await stored(config.usersTableName)).map((item) => item.password_hash).filter((h): h is string => typeof h === 'string');
-    const digests = (await stored(config.ownersTableName)).map((item) => item.pk as string).filter((pk) => pk.startsWith('KEY#')).map((pk) => pk.slice(4));
+    const hashes = (await stored(config.usersTableName))
+      .map((item) => item.password_hash)
+      .filter((h): h is string => typeof h === 'string');
+    const digests = (await stored(config.ownersTableName))
+      .map((item) => item.pk as string)
+      .filter((pk) => pk.startsWith('KEY#'))
+      .map((pk) => pk.slice(4));
 
     const secrets = [
       ...[...captured.sentPasswords].filter((p) => p.length >= 8).map((value) => ['password', value]),

@@ -13,7 +13,7 @@ import { issueKey, revokeKey } from '../../functions/shared/owners';
 import { verifyPassword } from '../../functions/shared/passwords';
 import { dependencies } from '../../functions/shared/pipeline';
 import { PROFILE_SK, userPk } from '../../functions/shared/table-layout';
-import { apiClient, type ApiResponse, type RequestOptions } from '../support/http-client';
+import { type ApiResponse, apiClient, type RequestOptions } from '../support/http-client';
 import { startLocalServer } from '../support/local';
 import { collection, inParallel, itemsOfOwners, ownerWithId, seedAssociatedData, type TestOwner } from './support/world';
 
@@ -121,18 +121,30 @@ describe('soak', () => {
           return {
             name: kind,
             path: '/v1/createUser',
-            body: { user_email: sent, ...(password !== undefined && { user_password: password }), ...(flag !== undefined && { should_reset_password: flag }) },
+            body: {
+              user_email: sent,
+              ...(password !== undefined && { user_password: password }),
+              ...(flag !== undefined && { should_reset_password: flag }),
+            },
             expect: state
               ? message(409, MESSAGES.userExists)
               : (r) => {
                   const body = r.body as { user_email?: string; user_password?: string };
-                  return r.status === 200 && Object.keys(body).join() === 'user_email,user_password' && body.user_email === email &&
-                    (password === undefined ? (body.user_password?.length ?? 0) >= 20 : body.user_password === password);
+                  return (
+                    r.status === 200 &&
+                    Object.keys(body).join() === 'user_email,user_password' &&
+                    body.user_email === email &&
+                    (password === undefined ? (body.user_password?.length ?? 0) >= 20 : body.user_password === password)
+                  );
                 },
             apply: async (r) => {
               if (state) return;
               const associated = random.next() < 0.3 ? 1 + random.int(30) : 0;
-              model.set(email, { password: (r.body as { user_password: string }).user_password, shouldReset: flag === true || flag === 'true', associated });
+              model.set(email, {
+                password: (r.body as { user_password: string }).user_password,
+                shouldReset: flag === true || flag === 'true',
+                associated,
+              });
               if (associated) await seedAssociatedData(owner.ownerId, email, associated);
             },
           };
@@ -160,41 +172,166 @@ describe('soak', () => {
           const other = random.pick(pools[(o + 1 + random.int(OWNERS - 1)) % OWNERS]!.flat());
           return random.next() < 0.8
             ? { name: kind, path: '/v1/deleteUser', body: { user_email: other }, expect: message(404, MESSAGES.userNotFound) }
-            : { name: kind, path: '/v1/resetUserPassword', body: { user_email: other, new_password: random.password() }, expect: message(404, MESSAGES.userNotFound) };
+            : {
+                name: kind,
+                path: '/v1/resetUserPassword',
+                body: { user_email: other, new_password: random.password() },
+                expect: message(404, MESSAGES.userNotFound),
+              };
         }
         case 'white label': {
           const own = random.spelling(owner.ownerEmail);
           return random.weighted<Step>([
             [6, { name: kind, path: '/v1/deleteUser', body: { user_email: own }, expect: message(403, MESSAGES.deleteWhiteLabel) }],
-            [2, { name: kind, path: '/v1/resetUserPassword', body: { user_email: own, new_password: random.password() }, expect: message(403, MESSAGES.resetWhiteLabel) }],
+            [
+              2,
+              {
+                name: kind,
+                path: '/v1/resetUserPassword',
+                body: { user_email: own, new_password: random.password() },
+                expect: message(403, MESSAGES.resetWhiteLabel),
+              },
+            ],
             [1, { name: kind, path: '/v1/createUser', body: { user_email: own }, expect: message(409, MESSAGES.userExists) }],
           ]);
         }
         case 'invalid body':
           return random.weighted<Step>([
-            [2, { name: kind, path: '/v1/createUser', body: { user_password: random.password() }, expect: message(400, MESSAGES.userEmailMissing) }],
-            [2, { name: kind, path: '/v1/createUser', body: { user_email: 'not-an-address' }, expect: message(400, MESSAGES.userEmailInvalid) }],
-            [2, { name: kind, path: '/v1/createUser', body: { user_email: sent, user_password: 'short' }, expect: message(400, passwordOutOfPolicy('user_password', policy)) }],
-            [1, { name: kind, path: '/v1/createUser', body: { user_email: sent, should_reset_password: 'yes' }, expect: message(400, MESSAGES.shouldResetInvalid) }],
-            [2, { name: kind, path: '/v1/createUser', body: { user_email: sent, role: 'admin' }, expect: message(400, unknownParameter('role')) }],
-            [2, { name: kind, path: '/v1/resetUserPassword', body: { user_email: sent }, expect: message(400, MESSAGES.missingParameters) }],
-            [2, { name: kind, path: '/v1/resetUserPassword', body: { user_email: sent, new_password: 'tiny' }, expect: message(400, passwordOutOfPolicy('new_password', policy)) }],
+            [
+              2,
+              {
+                name: kind,
+                path: '/v1/createUser',
+                body: { user_password: random.password() },
+                expect: message(400, MESSAGES.userEmailMissing),
+              },
+            ],
+            [
+              2,
+              {
+                name: kind,
+                path: '/v1/createUser',
+                body: { user_email: 'not-an-address' },
+                expect: message(400, MESSAGES.userEmailInvalid),
+              },
+            ],
+            [
+              2,
+              {
+                name: kind,
+                path: '/v1/createUser',
+                body: { user_email: sent, user_password: 'short' },
+                expect: message(400, passwordOutOfPolicy('user_password', policy)),
+              },
+            ],
+            [
+              1,
+              {
+                name: kind,
+                path: '/v1/createUser',
+                body: { user_email: sent, should_reset_password: 'yes' },
+                expect: message(400, MESSAGES.shouldResetInvalid),
+              },
+            ],
+            [
+              2,
+              {
+                name: kind,
+                path: '/v1/createUser',
+                body: { user_email: sent, role: 'admin' },
+                expect: message(400, unknownParameter('role')),
+              },
+            ],
+            [
+              2,
+              { name: kind, path: '/v1/resetUserPassword', body: { user_email: sent }, expect: message(400, MESSAGES.missingParameters) },
+            ],
+            [
+              2,
+              {
+                name: kind,
+                path: '/v1/resetUserPassword',
+                body: { user_email: sent, new_password: 'tiny' },
+                expect: message(400, passwordOutOfPolicy('new_password', policy)),
+              },
+            ],
             [2, { name: kind, path: '/v1/deleteUser', body: {}, expect: message(400, MESSAGES.missingParameters) }],
             [2, { name: kind, path: '/v1/deleteUser', body: { user_email: 42 }, expect: message(400, MESSAGES.userEmailInvalid) }],
           ]);
         case 'bad key':
           return random.weighted<Step>([
-            [1, { name: kind, path: '/v1/deleteUser', body: { user_email: sent }, options: { apiKey: null }, expect: message(401, MESSAGES.unauthorized) }],
-            [1, { name: kind, path: '/v1/createUser', body: { user_email: sent }, options: { apiKey: revokedKey }, expect: message(401, MESSAGES.unauthorized) }],
-            [1, { name: kind, path: '/v1/resetUserPassword', body: { user_email: sent, new_password: 'long enough' }, options: { apiKey: owner.apiKey.slice(0, -1) }, expect: message(401, MESSAGES.unauthorized) }],
-            [1, { name: kind, path: '/v1/deleteUser', body: { user_email: sent }, options: { apiKey: `wlk_${randomBytes(32).toString('base64url')}` }, expect: message(401, MESSAGES.unauthorized) }],
+            [
+              1,
+              {
+                name: kind,
+                path: '/v1/deleteUser',
+                body: { user_email: sent },
+                options: { apiKey: null },
+                expect: message(401, MESSAGES.unauthorized),
+              },
+            ],
+            [
+              1,
+              {
+                name: kind,
+                path: '/v1/createUser',
+                body: { user_email: sent },
+                options: { apiKey: revokedKey },
+                expect: message(401, MESSAGES.unauthorized),
+              },
+            ],
+            [
+              1,
+              {
+                name: kind,
+                path: '/v1/resetUserPassword',
+                body: { user_email: sent, new_password: 'long enough' },
+                options: { apiKey: owner.apiKey.slice(0, -1) },
+                expect: message(401, MESSAGES.unauthorized),
+              },
+            ],
+            [
+              1,
+              {
+                name: kind,
+                path: '/v1/deleteUser',
+                body: { user_email: sent },
+                options: { apiKey: `wlk_${randomBytes(32).toString('base64url')}` },
+                expect: message(401, MESSAGES.unauthorized),
+              },
+            ],
           ]);
         default:
           return random.weighted<Step>([
             [1, { name: kind, path: '/v1/deleteUser', options: { raw: '{"user_email":' }, expect: message(400, MESSAGES.notAnObject) }],
-            [1, { name: kind, path: '/v1/createUser', options: { raw: `[${JSON.stringify(sent)}]` }, expect: message(400, MESSAGES.notAnObject) }],
-            [1, { name: kind, path: '/v1/createUser', body: { user_email: sent }, options: { headers: { 'content-type': 'text/plain' } }, expect: message(415, MESSAGES.unsupportedMediaType) }],
-            [1, { name: kind, path: '/v1/resetUserPassword', body: { user_email: sent, new_password: 'x'.repeat(17_000) }, expect: message(413, MESSAGES.bodyTooLarge) }],
+            [
+              1,
+              {
+                name: kind,
+                path: '/v1/createUser',
+                options: { raw: `[${JSON.stringify(sent)}]` },
+                expect: message(400, MESSAGES.notAnObject),
+              },
+            ],
+            [
+              1,
+              {
+                name: kind,
+                path: '/v1/createUser',
+                body: { user_email: sent },
+                options: { headers: { 'content-type': 'text/plain' } },
+                expect: message(415, MESSAGES.unsupportedMediaType),
+              },
+            ],
+            [
+              1,
+              {
+                name: kind,
+                path: '/v1/resetUserPassword',
+                body: { user_email: sent, new_password: 'x'.repeat(17_000) },
+                expect: message(413, MESSAGES.bodyTooLarge),
+              },
+            ],
           ]);
       }
     }
@@ -213,7 +350,16 @@ describe('soak', () => {
           sent++;
           counts[`${step.name} ${response.status}`] = (counts[`${step.name} ${response.status}`] ?? 0) + 1;
           if (!step.expect(response)) {
-            unexpected.push({ seed: SEED, client: `${o}/${c}`, i, step: step.name, path: step.path, body: step.body, status: response.status, got: response.text.slice(0, 200) });
+            unexpected.push({
+              seed: SEED,
+              client: `${o}/${c}`,
+              i,
+              step: step.name,
+              path: step.path,
+              body: step.body,
+              status: response.status,
+              got: response.text.slice(0, 200),
+            });
             continue;
           }
           await step.apply?.(response);
@@ -241,7 +387,9 @@ describe('soak', () => {
       const account = profiles.get(userPk(owner.ownerId, owner.ownerEmail))!;
       expect([account.white_label, account.password_hash]).toEqual([true, accountHashes[o]]);
     });
-    const live = owners.flatMap((owner, o) => [...models[o]!].map(([email, state]) => ({ profile: profiles.get(userPk(owner.ownerId, email))!, email, state })));
+    const live = owners.flatMap((owner, o) =>
+      [...models[o]!].map(([email, state]) => ({ profile: profiles.get(userPk(owner.ownerId, email))!, email, state })),
+    );
     const audit = await inParallel(live, 4, async ({ profile, email, state }) => ({
       email,
       hash: String(profile.password_hash).startsWith('$argon2id$v=19$m=19456,t=2,p=1$'),
@@ -252,7 +400,10 @@ describe('soak', () => {
     expect(live.length).toBeGreaterThan(0);
 
     if (process.env.HARDENING_REPORT) {
-      console.log(`soak: seed ${SEED}, ${sent} requests in ${seconds.toFixed(1)} s, ${live.length} users audited, ${items.length} items`, counts);
+      console.log(
+        `soak: seed ${SEED}, ${sent} requests in ${seconds.toFixed(1)} s, ${live.length} users audited, ${items.length} items`,
+        counts,
+      );
     }
   }, 120_000);
 });

@@ -56,23 +56,26 @@ const CALLS: { call: string; operation: DynamoOperation; table?: string; skip?: 
 const KINDS: FaultKind[] = ['throttle', 'internal', 'timeout'];
 
 describe.each(CALLS)('deleteUser when the $call fails', ({ operation, table, skip, left }) => {
-  it.each(KINDS)('%s: three attempts, "Failed to delete user and associated data.", the user still visible, and the retry deletes it all', async (kind) => {
-    const { api, email } = await freshCallerAndUser();
-    expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
+  it.each(KINDS)(
+    '%s: three attempts, "Failed to delete user and associated data.", the user still visible, and the retry deletes it all',
+    async (kind) => {
+      const { api, email } = await freshCallerAndUser();
+      expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
 
-    const fault = injectFault(client, { operation, table, kind, skip });
-    const failed = await api('/v1/deleteUser', { user_email: email }).finally(fault.remove);
+      const fault = injectFault(client, { operation, table, kind, skip });
+      const failed = await api('/v1/deleteUser', { user_email: email }).finally(fault.remove);
 
-    expect([failed.status, failed.body]).toEqual(failedToDelete);
-    expect(fault.injected).toBe(3);
-    const items = await collection(owner.ownerId, email);
-    expect(profileOf(items)).toBeDefined();
-    expect(left).toContain(items.length - 1);
+      expect([failed.status, failed.body]).toEqual(failedToDelete);
+      expect(fault.injected).toBe(3);
+      const items = await collection(owner.ownerId, email);
+      expect(profileOf(items)).toBeDefined();
+      expect(left).toContain(items.length - 1);
 
-    const retry = await api('/v1/deleteUser', { user_email: email });
-    expect([retry.status, retry.body]).toEqual(deleted);
-    expect(await collection(owner.ownerId, email)).toEqual([]);
-  });
+      const retry = await api('/v1/deleteUser', { user_email: email });
+      expect([retry.status, retry.body]).toEqual(deleted);
+      expect(await collection(owner.ownerId, email)).toEqual([]);
+    },
+  );
 });
 
 describe('deleteUser when a write is applied but its response is lost', () => {

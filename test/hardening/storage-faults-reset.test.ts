@@ -34,7 +34,9 @@ afterAll(async () => {
 async function freshCallerAndUser() {
   const api = apiClient(server.baseUrl, (await issueKey(dependencies.repository, owner.ownerEmail)).api_key);
   const email = uniqueEmail('fault-reset');
-  expect((await apiClient(server.baseUrl, owner.apiKey)('/v1/createUser', { user_email: email, user_password: 'the old password' })).status).toBe(200);
+  expect(
+    (await apiClient(server.baseUrl, owner.apiKey)('/v1/createUser', { user_email: email, user_password: 'the old password' })).status,
+  ).toBe(200);
   return { api, email };
 }
 
@@ -46,22 +48,25 @@ const CALLS: { call: string; operation: DynamoOperation; table?: string }[] = [
 const KINDS: FaultKind[] = ['throttle', 'internal', 'timeout'];
 
 describe.each(CALLS)('resetUserPassword when the $call fails', ({ operation, table }) => {
-  it.each(KINDS)('%s: three attempts, "Failed to reset password.", the old password holds, and the retry sets the new one', async (kind) => {
-    const { api, email } = await freshCallerAndUser();
-    expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
+  it.each(KINDS)(
+    '%s: three attempts, "Failed to reset password.", the old password holds, and the retry sets the new one',
+    async (kind) => {
+      const { api, email } = await freshCallerAndUser();
+      expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
 
-    const fault = injectFault(client, { operation, table, kind });
-    const failed = await api('/v1/resetUserPassword', { user_email: email, new_password: 'the new password' }).finally(fault.remove);
+      const fault = injectFault(client, { operation, table, kind });
+      const failed = await api('/v1/resetUserPassword', { user_email: email, new_password: 'the new password' }).finally(fault.remove);
 
-    expect([failed.status, failed.body]).toEqual([500, { message: MESSAGES.resetFailed }]);
-    expect(fault.attempts).toBe(3);
-    expect(await storedPasswordIs(owner.ownerId, email, 'the old password')).toBe(true);
+      expect([failed.status, failed.body]).toEqual([500, { message: MESSAGES.resetFailed }]);
+      expect(fault.attempts).toBe(3);
+      expect(await storedPasswordIs(owner.ownerId, email, 'the old password')).toBe(true);
 
-    const retry = await api('/v1/resetUserPassword', { user_email: email, new_password: 'the new password' });
-    expect([retry.status, retry.body]).toEqual([200, { message: MESSAGES.passwordReset }]);
-    expect(await storedPasswordIs(owner.ownerId, email, 'the new password')).toBe(true);
-    expect(await collection(owner.ownerId, email)).toHaveLength(1);
-  });
+      const retry = await api('/v1/resetUserPassword', { user_email: email, new_password: 'the new password' });
+      expect([retry.status, retry.body]).toEqual([200, { message: MESSAGES.passwordReset }]);
+      expect(await storedPasswordIs(owner.ownerId, email, 'the new password')).toBe(true);
+      expect(await collection(owner.ownerId, email)).toHaveLength(1);
+    },
+  );
 });
 
 describe('resetUserPassword when the UpdateItem is applied but its response is lost', () => {

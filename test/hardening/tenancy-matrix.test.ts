@@ -60,9 +60,15 @@ describe('every operation x every target, as owner A', () => {
     const asB = apiClient(server.baseUrl, b.apiKey);
     // A fresh user on each side: the same address exists in both tools for the own-user case.
     const email = uniqueEmail('matrix');
-    if (target === 'own user') expect((await asA('/v1/createUser', { user_email: email, user_password: 'set by owner a' })).status).toBe(200);
+    if (target === 'own user')
+      expect((await asA('/v1/createUser', { user_email: email, user_password: 'set by owner a' })).status).toBe(200);
     expect((await asB('/v1/createUser', { user_email: email, user_password: 'set by owner b' })).status).toBe(200);
-    const targetEmail = { 'own user': email, "other owner's user": email, "other owner's own account": b.ownerEmail, 'own account': a.ownerEmail }[target];
+    const targetEmail = {
+      'own user': email,
+      "other owner's user": email,
+      "other owner's own account": b.ownerEmail,
+      'own account': a.ownerEmail,
+    }[target];
     const bItemsBefore = [await collection(b.ownerId, email), await collection(b.ownerId, b.ownerEmail)];
     const aAccountBefore = await collection(a.ownerId, a.ownerEmail);
 
@@ -79,7 +85,8 @@ describe('every operation x every target, as owner A', () => {
     const aItems = await collection(a.ownerId, targetEmail);
     if (body === 'created') expect(await storedPasswordIs(a.ownerId, targetEmail, 'chosen by owner a')).toBe(true);
     if (target === 'own user' && operation === 'createUser') expect(await storedPasswordIs(a.ownerId, email, 'set by owner a')).toBe(true);
-    if (target === 'own user' && operation === 'resetUserPassword') expect(await storedPasswordIs(a.ownerId, email, 'chosen by owner a')).toBe(true);
+    if (target === 'own user' && operation === 'resetUserPassword')
+      expect(await storedPasswordIs(a.ownerId, email, 'chosen by owner a')).toBe(true);
     if (target === 'own user' && operation === 'deleteUser') expect(aItems).toEqual([]);
     if (status === 404) expect(aItems).toEqual([]);
   });

@@ -52,7 +52,7 @@ async function workOf(path: string, body: object) {
 }
 
 describe('resetUserPassword does the same hashing work whoever the target is', () => {
-  it('unknown user, known user, white-label user and another owner\'s user: one argon2id hash each, same parameters, no verify', async () => {
+  it("unknown user, known user, white-label user and another owner's user: one argon2id hash each, same parameters, no verify", async () => {
     const new_password = 'the same new password';
     const outcomes = [
       await workOf('/v1/resetUserPassword', { user_email: uniqueEmail('nobody'), new_password }),
@@ -68,7 +68,9 @@ describe('resetUserPassword does the same hashing work whoever the target is', (
       [404, MESSAGES.userNotFound],
     ]);
     const [unknown, ...others] = outcomes.map((outcome) => outcome.work);
-    expect(unknown).toEqual([{ fn: 'hash', options: expect.objectContaining({ memoryCost: 19456, timeCost: 2, parallelism: 1 }), length: new_password.length }]);
+    expect(unknown).toEqual([
+      { fn: 'hash', options: expect.objectContaining({ memoryCost: 19456, timeCost: 2, parallelism: 1 }), length: new_password.length },
+    ]);
     for (const w of others) expect(w).toEqual(unknown);
   });
 });
@@ -100,7 +102,10 @@ describe('requests refused before the operation do no argon2 work at all', () =>
     for (const f of free) expect(f.work).toEqual([]);
 
     const start = work.length;
-    const refused = await apiClient(server.baseUrl, 'wlk_' + 'A'.repeat(43))('/v1/resetUserPassword', { user_email: knownUser, new_password: 'whatever it is' });
+    const refused = await apiClient(server.baseUrl, 'wlk_' + 'A'.repeat(43))('/v1/resetUserPassword', {
+      user_email: knownUser,
+      new_password: 'whatever it is',
+    });
     expect(refused.status).toBe(401);
     expect(work.slice(start)).toEqual([]);
   });

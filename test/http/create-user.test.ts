@@ -26,7 +26,11 @@ describe('createUser', () => {
   });
 
   it.each(['true', 'false', true, false])('accepts should_reset_password %p', async (value) => {
-    const response = await create({ user_email: suite.api.email('reset-flag'), user_password: 'long enough', should_reset_password: value });
+    const response = await create({
+      user_email: suite.api.email('reset-flag'),
+      user_password: 'long enough',
+      should_reset_password: value,
+    });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body as object).sort()).toEqual(['user_email', 'user_password']);
   });

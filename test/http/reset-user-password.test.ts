@@ -49,13 +49,14 @@ describe('resetUserPassword', () => {
     expect([response.status, response.body]).toEqual([400, { message: MESSAGES.userEmailInvalid }]);
   });
 
-  it.each([['not a string', 12345678], ['too short', 'short'], ['too long', 'y'.repeat(1025)]])(
-    'new_password %s: 400 with the policy message',
-    async (_, value) => {
-      const response = await reset({ user_email: existing, new_password: value });
-      expect([response.status, response.body]).toEqual([400, { message: 'new_password must be between 8 and 1024 characters.' }]);
-    },
-  );
+  it.each([
+    ['not a string', 12345678],
+    ['too short', 'short'],
+    ['too long', 'y'.repeat(1025)],
+  ])('new_password %s: 400 with the policy message', async (_, value) => {
+    const response = await reset({ user_email: existing, new_password: value });
+    expect([response.status, response.body]).toEqual([400, { message: 'new_password must be between 8 and 1024 characters.' }]);
+  });
 
   it("the owner's own account: 403", async () => {
     const response = await reset({ user_email: suite.target.a.ownerEmail, new_password: 'taking over' });

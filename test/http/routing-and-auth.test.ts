@@ -34,7 +34,15 @@ describe('authentication', () => {
   const unauthorized = { message: MESSAGES.unauthorized };
 
   it.each(OPERATIONS)('%s refuses a missing, empty, unknown or malformed key with 401', async (path) => {
-    for (const apiKey of [null, '', UNKNOWN_KEY, 'not-a-key', `${suite.target.a.apiKey}x`, suite.target.a.apiKey.slice(0, -1), suite.target.a.apiKey.slice(1)]) {
+    for (const apiKey of [
+      null,
+      '',
+      UNKNOWN_KEY,
+      'not-a-key',
+      `${suite.target.a.apiKey}x`,
+      suite.target.a.apiKey.slice(0, -1),
+      suite.target.a.apiKey.slice(1),
+    ]) {
       const response = await suite.api.asA(path, body, { apiKey });
       expect([apiKey, response.status, response.body]).toEqual([apiKey, 401, unauthorized]);
     }
@@ -49,7 +57,11 @@ describe('authentication', () => {
 
   it('authenticates before it looks at the body', async () => {
     for (const raw of ['not json', 'x'.repeat(20_000)]) {
-      const response = await suite.api.asA('/v1/createUser', undefined, { apiKey: UNKNOWN_KEY, raw, headers: { 'content-type': 'text/plain' } });
+      const response = await suite.api.asA('/v1/createUser', undefined, {
+        apiKey: UNKNOWN_KEY,
+        raw,
+        headers: { 'content-type': 'text/plain' },
+      });
       expect(response.status).toBe(401);
       expect(response.body).toEqual(unauthorized);
     }
@@ -75,14 +87,24 @@ describe('request body', () => {
   });
 
   it.each(OPERATIONS)('%s refuses a non-JSON content type with 415', async (path) => {
-    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'application/vnd.api+json', 'multipart/form-data']) {
+    for (const contentType of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/jsonx',
+      'application/vnd.api+json',
+      'multipart/form-data',
+    ]) {
       const response = await suite.api.asA(path, { user_email: 'a@example.com' }, { headers: { 'content-type': contentType } });
       expect([contentType, response.status, response.body]).toEqual([contentType, 415, { message: MESSAGES.unsupportedMediaType }]);
     }
   });
 
   it('accepts application/json with a charset, and a body without a content type', async () => {
-    const withCharset = await suite.api.asA('/v1/createUser', { user_email: suite.api.email('charset') }, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const withCharset = await suite.api.asA(
+      '/v1/createUser',
+      { user_email: suite.api.email('charset') },
+      { headers: { 'content-type': 'application/json; charset=utf-8' } },
+    );
     expect(withCharset.status).toBe(200);
     const email = suite.api.email('no-content-type');
     const response = await fetch(`${suite.target.baseUrl}/v1/createUser`, {

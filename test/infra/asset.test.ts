@@ -3,8 +3,8 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { build } from 'esbuild';
 import type { CfnElement } from 'aws-cdk-lib';
+import { build } from 'esbuild';
 import { buildApp } from '../../lib/app';
 import { ARGON2_ARM64_BINARY, ARGON2_PACKAGE } from '../../lib/constructs/handler-function';
 import { OPERATIONS, type Operation } from '../../lib/user-management-stack';
@@ -73,7 +73,9 @@ async function importedSpecifiers(file: string): Promise<string[]> {
     logLevel: 'silent',
   });
   const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports);
-  return [...new Set(imports.filter((entry) => entry.kind === 'import-statement' || entry.kind === 'dynamic-import').map((entry) => entry.path))];
+  return [
+    ...new Set(imports.filter((entry) => entry.kind === 'import-statement' || entry.kind === 'dynamic-import').map((entry) => entry.path)),
+  ];
 }
 
 describe.each(OPERATIONS)('%s asset', (operation) => {
@@ -100,9 +102,13 @@ describe.each(OPERATIONS)('%s asset', (operation) => {
     const dir = assetDirs[operation];
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     // The function's Handler is index.handler: the export must exist under that name.
-    expect(code).toMatch(/export\s*\{[^}]*\bas handler\b[^}]*\}|export\s*\{[^}]*\bhandler\b[^}]*\}|export\s+(?:const|function|let|var)\s+handler\b/);
+    expect(code).toMatch(
+      /export\s*\{[^}]*\bas handler\b[^}]*\}|export\s*\{[^}]*\bhandler\b[^}]*\}|export\s+(?:const|function|let|var)\s+handler\b/,
+    );
     const builtins = new Set(builtinModules);
-    const external = (await importedSpecifiers(join(dir, 'index.mjs'))).filter((specifier) => !specifier.startsWith('node:') && !builtins.has(specifier));
+    const external = (await importedSpecifiers(join(dir, 'index.mjs'))).filter(
+      (specifier) => !specifier.startsWith('node:') && !builtins.has(specifier),
+    );
     expect(external).toEqual([ARGON2_PACKAGE]);
     const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sourcesContent?: unknown };
     expect(map.sourcesContent).toBeUndefined();

@@ -1,7 +1,7 @@
 /** The Lambda bundles' stand-in for the SDK's default credential chain. */
 
-import { afterEach, describe, expect, it } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { defaultProvider } from '../../lib/bundling/env-credentials';
 
 const saved = { ...process.env };

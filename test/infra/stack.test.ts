@@ -3,10 +3,10 @@ import { describe, expect, it } from '@jest/globals';
 import { type CfnElement, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { OPENAPI_PATH } from '../../functions/shared/openapi';
 import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
 import { buildApp } from '../../lib/app';
 import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
-import { OPENAPI_PATH } from '../../functions/shared/openapi';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
 import { resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
@@ -111,10 +111,20 @@ describe('functions', () => {
   });
 
   it('context overrides the password policy, key-cache TTL and log level', () => {
-    const { template } = synthStage('prod', { passwordMinLength: '12', passwordMaxLength: '256', apiKeyCacheTtlSeconds: '5', logLevel: 'warn' });
+    const { template } = synthStage('prod', {
+      passwordMinLength: '12',
+      passwordMaxLength: '256',
+      apiKeyCacheTtlSeconds: '5',
+      logLevel: 'warn',
+    });
     template.allResourcesProperties('AWS::Lambda::Function', {
       Environment: {
-        Variables: Match.objectLike({ PASSWORD_MIN_LENGTH: '12', PASSWORD_MAX_LENGTH: '256', API_KEY_CACHE_TTL_SECONDS: '5', POWERTOOLS_LOG_LEVEL: 'WARN' }),
+        Variables: Match.objectLike({
+          PASSWORD_MIN_LENGTH: '12',
+          PASSWORD_MAX_LENGTH: '256',
+          API_KEY_CACHE_TTL_SECONDS: '5',
+          POWERTOOLS_LOG_LEVEL: 'WARN',
+        }),
       },
     });
   });
@@ -135,7 +145,11 @@ describe('least privilege', () => {
     expect(statements).toHaveLength(3);
     expect(statements).toEqual(
       expect.arrayContaining([
-        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] } },
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: { 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] },
+        },
         { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: tableArn(stack.tables.owners) },
         { Effect: 'Allow', Action: expected[operation], Resource: tableArn(stack.tables.users) },
       ]),
@@ -194,12 +208,18 @@ describe('REST API', () => {
     const { template } = synthStage('prod', { passwordMinLength: '12', passwordMaxLength: '256' });
     const document = servedDocument(template);
     expect(document).toContain('user_password must be between 12 and 256 characters.');
-    expect(JSON.parse(document).components.schemas.CreateUserRequest.properties.user_password).toMatchObject({ minLength: 12, maxLength: 256 });
+    expect(JSON.parse(document).components.schemas.CreateUserRequest.properties.user_password).toMatchObject({
+      minLength: 12,
+      maxLength: 256,
+    });
   });
 
   it('a regional REST API without API Gateway API keys', () => {
     prod.template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
-    prod.template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'user-management-prod', EndpointConfiguration: { Types: ['REGIONAL'] } });
+    prod.template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: 'user-management-prod',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
     prod.template.resourceCountIs('AWS::ApiGateway::ApiKey', 0);
     prod.template.resourceCountIs('AWS::ApiGateway::UsagePlan', 0);
     prod.template.allResourcesProperties('AWS::ApiGateway::Method', { AuthorizationType: 'NONE', ApiKeyRequired: Match.absent() });
@@ -337,15 +357,26 @@ describe('outputs', () => {
 
   it('ApiUrl is the stage URL + /v1; BaseUrl is the stage URL (SPEC base_url)', () => {
     const stageRef = { Ref: logicalId(prod.stack, prod.stack.api.api.deploymentStage) };
-    const prefix = ['https://', { Ref: logicalId(prod.stack, prod.stack.api.api) }, `.execute-api.${TEST_REGION}.`, { Ref: 'AWS::URLSuffix' }, '/', stageRef];
+    const prefix = [
+      'https://',
+      { Ref: logicalId(prod.stack, prod.stack.api.api) },
+      `.execute-api.${TEST_REGION}.`,
+      { Ref: 'AWS::URLSuffix' },
+      '/',
+      stageRef,
+    ];
     expect(outputValue('BaseUrl')).toEqual(prefix);
     expect(outputValue('ApiUrl')).toEqual([...prefix, '/v1']);
   });
 
   it('exactly the documented outputs', () => {
-    expect(Object.keys(prod.template.toJSON().Outputs as object).sort()).toEqual(
-      ['ApiUrl', 'BaseUrl', 'DashboardUrl', 'OwnersTableName', 'UsersTableName'],
-    );
+    expect(Object.keys(prod.template.toJSON().Outputs as object).sort()).toEqual([
+      'ApiUrl',
+      'BaseUrl',
+      'DashboardUrl',
+      'OwnersTableName',
+      'UsersTableName',
+    ]);
   });
 
   it('table names for the admin CLI and the dashboard link', () => {
@@ -389,7 +420,9 @@ describe('cdk-nag (AwsSolutions)', () => {
   it.each(STAGES)('%s: no unacknowledged finding', (stage) => {
     const { app, stack } = byStage[stage];
     const report = new AwsSolutionsChecks(app).validateScope(stack);
-    expect(report.violations.map((violation) => `${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    expect(
+      report.violations.map((violation) => `${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(', ')}`),
+    ).toEqual([]);
   });
 
   it('without the API Gateway account role, nothing needs its acknowledgement', () => {

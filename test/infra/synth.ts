@@ -23,7 +23,9 @@ export const resourcesOf = (template: Template): Resources => template.toJSON().
 export function statementsOfRole(template: Template, roleLogicalId: string) {
   return Object.values(resourcesOf(template))
     .filter((resource) => resource.Type === 'AWS::IAM::Policy')
-    .filter((policy) => (policy.Properties?.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId })))
+    .filter((policy) =>
+      (policy.Properties?.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId })),
+    )
     .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
     .map((statement) => ({
       Effect: statement.Effect,

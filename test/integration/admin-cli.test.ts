@@ -19,7 +19,11 @@ describe('admin CLI', () => {
     expect(lines).toHaveLength(1);
     const first = JSON.parse(lines[0]!);
     expect(Object.keys(first)).toEqual(['owner_email', 'key_id', 'api_key']);
-    expect(first).toEqual({ owner_email: email, key_id: expect.stringMatching(/^key_[0-9a-f]{16}$/), api_key: expect.stringMatching(/^wlk_[A-Za-z0-9_-]{43}$/) });
+    expect(first).toEqual({
+      owner_email: email,
+      key_id: expect.stringMatching(/^key_[0-9a-f]{16}$/),
+      api_key: expect.stringMatching(/^wlk_[A-Za-z0-9_-]{43}$/),
+    });
     expect((await dependencies.repository.findApiKey(digestApiKey(first.api_key)))?.ownerEmail).toBe(email);
 
     const again = await admin('create-owner', email);
@@ -47,7 +51,13 @@ describe('admin CLI', () => {
   }, 60_000);
 
   it('refuses bad usage and unknown targets on stderr with a non-zero exit', async () => {
-    for (const args of [[], ['create-owner'], ['frobnicate', 'x'], ['issue-key', uniqueEmail('nobody')], ['revoke-key', 'key_0000000000000000']]) {
+    for (const args of [
+      [],
+      ['create-owner'],
+      ['frobnicate', 'x'],
+      ['issue-key', uniqueEmail('nobody')],
+      ['revoke-key', 'key_0000000000000000'],
+    ]) {
       const result = await admin(...args);
       expect([args, result.code === 0, result.stdout]).toEqual([args, false, '']);
       expect(result.stderr.trim()).not.toBe('');

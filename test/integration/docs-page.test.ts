@@ -56,7 +56,10 @@ it('GET /docs shows the three operations, with nothing loaded from outside the s
 
     const response = await page.goto(`${server.baseUrl}/docs`);
     expect(response?.status()).toBe(200);
-    await page.locator('.opblock-summary-path').nth(OPERATIONS.length - 1).waitFor({ timeout: 10_000 });
+    await page
+      .locator('.opblock-summary-path')
+      .nth(OPERATIONS.length - 1)
+      .waitFor({ timeout: 10_000 });
 
     const paths = await page.locator('.opblock-summary-path').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path')));
     expect(paths).toEqual(OPERATIONS);

@@ -1,7 +1,7 @@
 /** The three handlers in-process on DynamoDB Local: what they store, and the cases HTTP cannot reach from outside. */
 
-import { afterEach, describe, expect, it } from '@jest/globals';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
@@ -20,7 +20,9 @@ async function ownerIdOf(ownerEmail: string) {
 }
 
 async function profile(ownerEmail: string, email: string) {
-  const { Item } = await client.send(new GetCommand({ TableName: Users, Key: { pk: `${await ownerIdOf(ownerEmail)}#${email}`, sk: 'PROFILE' } }));
+  const { Item } = await client.send(
+    new GetCommand({ TableName: Users, Key: { pk: `${await ownerIdOf(ownerEmail)}#${email}`, sk: 'PROFILE' } }),
+  );
   return Item;
 }
 
@@ -50,7 +52,11 @@ describe('createUser', () => {
   it('stores an argon2id hash of the password, the flag, and no password', async () => {
     const owner = await newOwner();
     const email = uniqueEmail();
-    const response = await invoke(createUser, { user_email: email, user_password: 'correct horse battery', should_reset_password: 'true' }, owner.apiKey);
+    const response = await invoke(
+      createUser,
+      { user_email: email, user_password: 'correct horse battery', should_reset_password: 'true' },
+      owner.apiKey,
+    );
     expect(response.status).toBe(200);
     const item = (await profile(owner.ownerEmail, email))!;
     expect(item.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
@@ -81,7 +87,10 @@ describe('createUser', () => {
     await invoke(createUser, { user_email: uniqueEmail() }, owner.apiKey); // warm the key cache
     const email = uniqueEmail();
     removeFault = failCommand('PutItemCommand');
-    expect(await invoke(createUser, { user_email: email }, owner.apiKey)).toEqual({ status: 500, body: { message: MESSAGES.createFailed } });
+    expect(await invoke(createUser, { user_email: email }, owner.apiKey)).toEqual({
+      status: 500,
+      body: { message: MESSAGES.createFailed },
+    });
     removeFault();
     expect(await profile(owner.ownerEmail, email)).toBeUndefined();
     expect((await invoke(createUser, { user_email: email }, owner.apiKey)).status).toBe(200);
@@ -121,12 +130,18 @@ describe('deleteUser', () => {
     await invoke(createUser, { user_email: email }, apiKey);
     const pk = `${await ownerIdOf(ownerEmail)}#${email}`;
     await Promise.all(
-      Array.from({ length: items }, (_, i) => client.send(new PutCommand({ TableName: Users, Item: { pk, sk: `DATA#${i}`, note: `item ${i}` } }))),
+      Array.from({ length: items }, (_, i) =>
+        client.send(new PutCommand({ TableName: Users, Item: { pk, sk: `DATA#${i}`, note: `item ${i}` } })),
+      ),
     );
     return { email, pk };
   }
   const collection = async (pk: string) =>
-    (await client.send(new QueryCommand({ TableName: Users, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }))).Items ?? [];
+    (
+      await client.send(
+        new QueryCommand({ TableName: Users, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+      )
+    ).Items ?? [];
 
   it('deletes the user and its 30 associated items', async () => {
     const owner = await newOwner();
@@ -141,7 +156,10 @@ describe('deleteUser', () => {
     const { email, pk } = await userWithData(owner.ownerEmail, owner.apiKey, 60);
     // The first batch of 25 goes through, the second fails: half the data is gone, the profile is not.
     removeFault = failCommand('BatchWriteItemCommand', 1);
-    expect(await invoke(deleteUser, { user_email: email }, owner.apiKey)).toEqual({ status: 500, body: { message: MESSAGES.deleteFailed } });
+    expect(await invoke(deleteUser, { user_email: email }, owner.apiKey)).toEqual({
+      status: 500,
+      body: { message: MESSAGES.deleteFailed },
+    });
     removeFault();
     const left = await collection(pk);
     expect(left.length).toBeGreaterThan(1);
@@ -170,7 +188,9 @@ describe('deleteUser', () => {
 describe('keys and owners', () => {
   it('a valid key whose owner account no longer exists: 403 on all three operations', async () => {
     const owner = await newOwner();
-    await client.send(new DeleteCommand({ TableName: Users, Key: { pk: `${await ownerIdOf(owner.ownerEmail)}#${owner.ownerEmail}`, sk: 'PROFILE' } }));
+    await client.send(
+      new DeleteCommand({ TableName: Users, Key: { pk: `${await ownerIdOf(owner.ownerEmail)}#${owner.ownerEmail}`, sk: 'PROFILE' } }),
+    );
     for (const [handler, body] of [
       [createUser, { user_email: uniqueEmail() }],
       [resetUserPassword, { user_email: uniqueEmail(), new_password: 'long enough' }],
@@ -183,12 +203,18 @@ describe('keys and owners', () => {
   it('a revoked key: 401 (this process has not cached it)', async () => {
     const owner = await newOwner();
     await revokeKey(repository, owner.keyId);
-    expect(await invoke(createUser, { user_email: uniqueEmail() }, owner.apiKey)).toEqual({ status: 401, body: { message: MESSAGES.unauthorized } });
+    expect(await invoke(createUser, { user_email: uniqueEmail() }, owner.apiKey)).toEqual({
+      status: 401,
+      body: { message: MESSAGES.unauthorized },
+    });
   });
 
   it('a storage failure during the key lookup: the operation failure message', async () => {
     const owner = await newOwner();
     removeFault = failCommand('GetItemCommand');
-    expect(await invoke(deleteUser, { user_email: uniqueEmail() }, owner.apiKey)).toEqual({ status: 500, body: { message: MESSAGES.deleteFailed } });
+    expect(await invoke(deleteUser, { user_email: uniqueEmail() }, owner.apiKey)).toEqual({
+      status: 500,
+      body: { message: MESSAGES.deleteFailed },
+    });
   });
 });

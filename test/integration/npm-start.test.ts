@@ -4,12 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { runScript, startScript } from '../support/processes';
 import { freePort } from '../../local/free-port';
+import { runScript, startScript } from '../support/processes';
 
 const workdir = mkdtempSync(join(tmpdir(), 'npm-start-'));
 afterAll(() => rmSync(workdir, { recursive: true, force: true }));
-
 
 const { DYNAMODB_ENDPOINT: _ignored, ...inherited } = process.env;
 

@@ -9,18 +9,26 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { dependencies } from '../../functions/shared/pipeline';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MAX_BODY_BYTES } from '../../functions/shared/middleware/parse-body';
-import { userKey } from '../../functions/shared/table-layout';
 import { EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, OPENAPI_PATH } from '../../functions/shared/openapi';
+import { dependencies } from '../../functions/shared/pipeline';
+import { userKey } from '../../functions/shared/table-layout';
 import { newOwner, startLocalServer } from '../support/local';
 
 type Example = { summary: string; value: unknown };
 type Examples = Record<string, Example>;
 interface Document {
-  paths: Record<string, { post: { requestBody: { content: { 'application/json': { examples: Examples } } }; responses: Record<string, { content: { 'application/json': { examples: Examples } } }> } }>;
+  paths: Record<
+    string,
+    {
+      post: {
+        requestBody: { content: { 'application/json': { examples: Examples } } };
+        responses: Record<string, { content: { 'application/json': { examples: Examples } } }>;
+      };
+    }
+  >;
   components: { responses: Record<string, { headers?: Record<string, unknown>; content: { 'application/json': { example: unknown } } }> };
 }
 
@@ -115,12 +123,17 @@ describe('every documented example, replayed against the local server', () => {
     const post = (path: string, body: string) => fetch(`${server.baseUrl}${path}`, { method: 'POST', headers, body });
 
     if (replay.userExists) {
-      const created = await post('/v1/createUser', JSON.stringify({ user_email: EXAMPLE_USER_EMAIL, user_password: 'the password before' }));
+      const created = await post(
+        '/v1/createUser',
+        JSON.stringify({ user_email: EXAMPLE_USER_EMAIL, user_password: 'the password before' }),
+      );
       expect(created.status).toBe(200);
     }
     if (replay.ownerGone) {
       const { ownerId } = (await dependencies.repository.findOwner(owner.ownerEmail))!;
-      await dependencies.client.send(new DeleteCommand({ TableName: dependencies.config.usersTableName, Key: userKey(ownerId, owner.ownerEmail) }));
+      await dependencies.client.send(
+        new DeleteCommand({ TableName: dependencies.config.usersTableName, Key: userKey(ownerId, owner.ownerEmail) }),
+      );
     }
     let body = JSON.stringify(asOwner(example.request));
     if (replay.oversize) body = JSON.stringify({ ...asOwner(example.request), padding: 'x'.repeat(MAX_BODY_BYTES) });

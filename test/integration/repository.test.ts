@@ -1,8 +1,8 @@
 /** The repository on DynamoDB Local: conditional writes, item collections, keys. */
 
-import { describe, expect, it } from '@jest/globals';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from '@jest/globals';
 import { newApiKey } from '../../functions/shared/api-keys';
 import { dependencies } from '../../functions/shared/pipeline';
 import { uniqueEmail } from '../support/local';
@@ -38,12 +38,21 @@ describe('users', () => {
     const email = uniqueEmail();
     await repository.createUser(user(owner, email));
     for (let i = 0; i < 30; i++) {
-      await client.send(new PutCommand({ TableName: config.usersTableName, Item: { pk: `${owner}#${email}`, sk: `DATA#${String(i).padStart(3, '0')}`, payload: 'x' } }));
+      await client.send(
+        new PutCommand({
+          TableName: config.usersTableName,
+          Item: { pk: `${owner}#${email}`, sk: `DATA#${String(i).padStart(3, '0')}`, payload: 'x' },
+        }),
+      );
     }
     const { sortKeys, whiteLabel } = await repository.listUserItems(owner, email);
     expect(sortKeys).toHaveLength(31);
     expect(whiteLabel).toBe(false);
-    await repository.deleteUserItems(owner, email, sortKeys.filter((sk) => sk !== 'PROFILE'));
+    await repository.deleteUserItems(
+      owner,
+      email,
+      sortKeys.filter((sk) => sk !== 'PROFILE'),
+    );
     expect((await repository.listUserItems(owner, email)).sortKeys).toEqual(['PROFILE']);
     expect(await repository.deleteProfile(owner, email)).toBe('deleted');
     expect((await repository.listUserItems(owner, email)).sortKeys).toEqual([]);
@@ -66,7 +75,13 @@ describe('owners and keys', () => {
     expect(await repository.findApiKey(key.digest)).toEqual(record);
 
     const second = newApiKey();
-    expect(await repository.createOwner({ ownerId: randomUUID(), ownerEmail, createdAt }, { passwordHash: 'h' }, { ...record, digest: second.digest, keyId: second.keyId })).toBe(false);
+    expect(
+      await repository.createOwner(
+        { ownerId: randomUUID(), ownerEmail, createdAt },
+        { passwordHash: 'h' },
+        { ...record, digest: second.digest, keyId: second.keyId },
+      ),
+    ).toBe(false);
     // Nothing of the refused transaction was written.
     expect(await repository.findApiKey(second.digest)).toBeUndefined();
   });
@@ -76,7 +91,11 @@ describe('owners and keys', () => {
     const ownerId = randomUUID();
     const createdAt = new Date().toISOString();
     const first = newApiKey();
-    await repository.createOwner({ ownerId, ownerEmail, createdAt }, { passwordHash: 'h' }, { digest: first.digest, keyId: first.keyId, ownerId, ownerEmail, createdAt });
+    await repository.createOwner(
+      { ownerId, ownerEmail, createdAt },
+      { passwordHash: 'h' },
+      { digest: first.digest, keyId: first.keyId, ownerId, ownerEmail, createdAt },
+    );
     const second = newApiKey();
     await repository.putApiKey({ digest: second.digest, keyId: second.keyId, ownerId, ownerEmail, createdAt });
 

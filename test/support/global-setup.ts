@@ -5,8 +5,8 @@
  */
 
 import { ensureTables, LOCAL_TABLES, startDynamoDbLocal } from '../../local/dynamodb-local';
-import { STAGING_VARIABLES } from './target-env';
 import { freePort } from '../../local/free-port';
+import { STAGING_VARIABLES } from './target-env';
 
 export default async function globalSetup(): Promise<void> {
   if (process.env.TEST_TARGET === 'staging') {
@@ -23,4 +23,3 @@ export default async function globalSetup(): Promise<void> {
   process.env.POWERTOOLS_SERVICE_NAME = 'user-management-test';
   await ensureTables(endpoint, LOCAL_TABLES);
 }
-

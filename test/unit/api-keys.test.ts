@@ -16,7 +16,16 @@ describe('API keys', () => {
   it('refuses malformed keys before any lookup', () => {
     const { apiKey } = newApiKey();
     expect(isWellFormedApiKey(apiKey)).toBe(true);
-    for (const bad of ['', apiKey.slice(0, -1), `${apiKey}x`, apiKey.slice(1), `x${apiKey}`, apiKey.replace('wlk_', 'WLK_'), `${apiKey.slice(0, -1)}\n`, 'wlk_' + '\u0000'.repeat(43)]) {
+    for (const bad of [
+      '',
+      apiKey.slice(0, -1),
+      `${apiKey}x`,
+      apiKey.slice(1),
+      `x${apiKey}`,
+      apiKey.replace('wlk_', 'WLK_'),
+      `${apiKey.slice(0, -1)}\n`,
+      'wlk_' + '\u0000'.repeat(43),
+    ]) {
       expect(isWellFormedApiKey(bad)).toBe(false);
     }
   });

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { readConfig } from '../../functions/shared/config';
-import { operationSchemas } from '../../functions/shared/schemas';
 import { buildOpenApiDocument, DEFAULT_PASSWORD_POLICY, OPENAPI_PATH, serializeOpenApiDocument } from '../../functions/shared/openapi';
+import { operationSchemas } from '../../functions/shared/schemas';
 
 type Examples = Record<string, { value: unknown }>;
 interface Operation {
@@ -50,7 +50,7 @@ describe('validation with @redocly/openapi-core', () => {
   it('passes the recommended rules with no error, and only the warnings the design accepts', async () => {
     const problems = await lint('recommended');
     expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
-    const successNames = new Set(operations.map(([, op]) => Object.keys(op.responses['200']!.content['application/json'].examples)).flat());
+    const successNames = new Set(operations.flatMap(([, op]) => Object.keys(op.responses['200']!.content['application/json'].examples)));
     const accepted = (ruleId: string, pointer: string) => {
       // Error examples show the invalid requests they answer, on purpose; a success example must conform.
       const requestExample = /\/requestBody\/content\/application~1json\/examples\/([^/]+)\/value/.exec(pointer)?.[1];
@@ -99,7 +99,7 @@ describe('the document against the pipeline', () => {
     }
   });
 
-  it('gives one 400 example per contract row, in the rows\' order, after the body checks', () => {
+  it("gives one 400 example per contract row, in the rows' order, after the body checks", () => {
     const schemas = operationSchemas(DEFAULT_PASSWORD_POLICY);
     for (const [name, rows] of Object.entries(schemas).map(([n, s]) => [n, s.rows] as const)) {
       const examples = document.paths[`/v1/${name}`]!.post.responses['400']!.content['application/json'].examples;

@@ -51,7 +51,11 @@ describe('createUser schema', () => {
     ['missing e-mail beats an unknown field', { role: 'x' }, MESSAGES.userEmailMissing],
     ['unknown field beats an invalid e-mail', { user_email: 'bob', role: 'x' }, 'Unknown parameter: role.'],
     ['invalid e-mail beats a bad password', { user_email: 'bob', user_password: 1 }, MESSAGES.userEmailInvalid],
-    ['bad password beats bad should_reset_password', { user_email: 'a@example.com', user_password: 1, should_reset_password: 'no' }, PASSWORD_MESSAGE],
+    [
+      'bad password beats bad should_reset_password',
+      { user_email: 'a@example.com', user_password: 1, should_reset_password: 'no' },
+      PASSWORD_MESSAGE,
+    ],
   ])('first row wins: %s', (_, body, message) => {
     expect(check('createUser', body)).toBe(message);
   });
@@ -110,8 +114,8 @@ describe('password policy', () => {
   it('is configurable per deployment and named in the message', () => {
     const strict = operationSchemas({ minLength: 12, maxLength: 64 });
     const middleware = validateBody(strict.resetUserPassword);
-    expect(() => (middleware.before as (r: unknown) => void)({ event: { body: { user_email: 'a@example.com', new_password: 'elevenchars' } } })).toThrow(
-      'new_password must be between 12 and 64 characters.',
-    );
+    expect(() =>
+      (middleware.before as (r: unknown) => void)({ event: { body: { user_email: 'a@example.com', new_password: 'elevenchars' } } }),
+    ).toThrow('new_password must be between 12 and 64 characters.');
   });
 });

@@ -11,7 +11,11 @@ function shape(error: unknown) {
 describe('shapeErrors', () => {
   it('keeps an ApiError status and message, as JSON', () => {
     const response = shape(new ApiError(409, 'User already exists.'));
-    expect(response).toEqual({ statusCode: 409, headers: { 'content-type': 'application/json' }, body: '{"message":"User already exists."}' });
+    expect(response).toEqual({
+      statusCode: 409,
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"User already exists."}',
+    });
   });
 
   it('turns anything else into the operation failure message, leaking nothing', () => {

@@ -3,6 +3,7 @@
  * answer exactly as ajv compiling each operation's full JSON Schema would, on any body.
  */
 
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -11,7 +12,6 @@ import fc from 'fast-check';
 import { validateBody } from '../../functions/shared/middleware/validate-body';
 import { messageFor, operationSchemas } from '../../functions/shared/schemas';
 import { buildValidatorsModule, VALIDATORS_PATH } from '../../functions/shared/validator-codegen';
-import { readFileSync } from 'node:fs';
 
 /** The reference: the full schema compiled live, with the options the pipeline always used. */
 function reference(schema: object) {
@@ -31,7 +31,9 @@ const value = fc.oneof(
   fc.array(fc.string(), { maxLength: 2 }),
   fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 }),
 );
-const bodies = fc.dictionary(fc.constantFrom(...fields), value, { maxKeys: 4 }).map((o) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
+const bodies = fc
+  .dictionary(fc.constantFrom(...fields), value, { maxKeys: 4 })
+  .map((o) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
 
 const POLICIES = [
   { minLength: 8, maxLength: 1024 },

@@ -16,7 +16,10 @@ const MAX_CACHED_KEYS = 1_000;
  * a key it has resolved for `ttlMs`, so a revocation takes effect within that
  * time; refusals are never cached. The cache is keyed by digest, never by key.
  */
-export function apiKeyAuth(options: { repository: Repository; ttlMs: number }): MiddlewareObj<APIGatewayProxyEvent, unknown, Error, AuthenticatedContext> {
+export function apiKeyAuth(options: {
+  repository: Repository;
+  ttlMs: number;
+}): MiddlewareObj<APIGatewayProxyEvent, unknown, Error, AuthenticatedContext> {
   const cache = new Map<string, { owner: Owner; expiresAt: number }>();
   return {
     before: async (request) => {

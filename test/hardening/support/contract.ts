@@ -63,7 +63,13 @@ export function expectContractResponse(
 ): void {
   const problem = contractProblem(operation, policy, response, requestBody);
   if (problem) {
-    expect({ problem, operation, status: response.status, response: response.text.slice(0, 300), request: requestBody?.slice(0, 300) }).toBeUndefined();
+    expect({
+      problem,
+      operation,
+      status: response.status,
+      response: response.text.slice(0, 300),
+      request: requestBody?.slice(0, 300),
+    }).toBeUndefined();
   }
 }
 

@@ -8,7 +8,15 @@ import { Readable } from 'node:stream';
 import type { DocumentClient } from '../../../functions/shared/dynamodb';
 
 /** DynamoDB API operations, as they appear in the X-Amz-Target header. */
-export type DynamoOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem' | 'TransactWriteItems' | 'Scan';
+export type DynamoOperation =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'BatchWriteItem'
+  | 'TransactWriteItems'
+  | 'Scan';
 
 /**
  * - `throttle`: 400 ProvisionedThroughputExceededException (or `errorType`), nothing applied.
@@ -74,7 +82,11 @@ export function injectFault(client: DocumentClient, spec: FaultSpec): Fault {
     injectedInProcess++;
     switch (spec.kind) {
       case 'throttle':
-        return errorResponse(400, spec.errorType ?? 'ProvisionedThroughputExceededException', spec.message ?? 'The level of configured provisioned throughput for the table was exceeded.');
+        return errorResponse(
+          400,
+          spec.errorType ?? 'ProvisionedThroughputExceededException',
+          spec.message ?? 'The level of configured provisioned throughput for the table was exceeded.',
+        );
       case 'internal':
         return errorResponse(500, 'InternalServerError', spec.message ?? 'Internal server error');
       case 'timeout':

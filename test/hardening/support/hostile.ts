@@ -23,7 +23,16 @@ export interface HostileRequest {
 }
 
 const FIELDS = ['user_email', 'user_password', 'new_password', 'should_reset_password'];
-const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
+const PROTOTYPE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+  'isPrototypeOf',
+];
 
 /** Characters an HTTP header value may carry (node refuses the rest before sending). */
 const headerChar = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c));
@@ -36,7 +45,16 @@ const huge = fc
 const emailish = fc.oneof(
   fc.emailAddress(),
   fc.emailAddress().map((e) => `  ${e.toUpperCase()}\t`),
-  fc.constantFrom('a@b', '@example.com', 'a@', 'a b@example.com', 'ünïcödé@exämple.com', 'a@example.com\u0000', 'x'.repeat(250) + '@e.co', 'A@EXAMPLE.COM'),
+  fc.constantFrom(
+    'a@b',
+    '@example.com',
+    'a@',
+    'a b@example.com',
+    'ünïcödé@exämple.com',
+    'a@example.com\u0000',
+    'x'.repeat(250) + '@e.co',
+    'A@EXAMPLE.COM',
+  ),
   fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => `${s}@example.com`),
 );
 
@@ -95,16 +113,19 @@ const PLAUSIBLE: Record<Operation, Record<string, fc.Arbitrary<unknown>>> = {
   deleteUser: { user_email: emailish },
 };
 const plausible = (operation: Operation) =>
-  fc.record(PLAUSIBLE[operation], { requiredKeys: operation === 'createUser' ? ['user_email'] : Object.keys(PLAUSIBLE[operation]) }).map((body) => JSON.stringify(body));
+  fc
+    .record(PLAUSIBLE[operation], { requiredKeys: operation === 'createUser' ? ['user_email'] : Object.keys(PLAUSIBLE[operation]) })
+    .map((body) => JSON.stringify(body));
 
-const bodyText = (operation: Operation) => fc.oneof(
-  { weight: 6, arbitrary: plausible(operation) },
-  { weight: 12, arbitrary: objectText },
-  { weight: 2, arbitrary: fc.json({ maxDepth: 3 }) },
-  { weight: 2, arbitrary: fc.string({ maxLength: 60 }) },
-  { weight: 2, arbitrary: nasty },
-  { weight: 1, arbitrary: objectText.map((text) => text.slice(0, -1) + `,"pad":"${'x'.repeat(16 * 1024)}"}`) },
-);
+const bodyText = (operation: Operation) =>
+  fc.oneof(
+    { weight: 6, arbitrary: plausible(operation) },
+    { weight: 12, arbitrary: objectText },
+    { weight: 2, arbitrary: fc.json({ maxDepth: 3 }) },
+    { weight: 2, arbitrary: fc.string({ maxLength: 60 }) },
+    { weight: 2, arbitrary: nasty },
+    { weight: 1, arbitrary: objectText.map((text) => text.slice(0, -1) + `,"pad":"${'x'.repeat(16 * 1024)}"}`) },
+  );
 
 const contentType = fc.oneof(
   { weight: 6, arbitrary: fc.constant('application/json') },
@@ -148,7 +169,10 @@ const keyHeaderName = fc.constantFrom('x-api-key', 'X-API-Key', 'X-Api-Key', 'X-
 function extraHeaders(http: boolean) {
   const name = http
     ? fc.constantFrom('X-Api-Key', 'Content-Type', '__proto__', 'constructor', 'toString', 'X-Forwarded-For', 'Accept', 'x-amz-target')
-    : fc.oneof(fc.constantFrom('X-Api-Key', 'Content-Type', '__proto__', 'constructor', 'Content-Length', 'Transfer-Encoding'), fc.string({ minLength: 1, maxLength: 20 }));
+    : fc.oneof(
+        fc.constantFrom('X-Api-Key', 'Content-Type', '__proto__', 'constructor', 'Content-Length', 'Transfer-Encoding'),
+        fc.string({ minLength: 1, maxLength: 20 }),
+      );
   return fc.array(fc.tuple(name, http ? headerValue(60) : fc.string({ maxLength: 60 })), { maxLength: 2 });
 }
 
@@ -161,7 +185,10 @@ export function hostileRequest(keys: Keys, options: { http: boolean }): fc.Arbit
 function request(operation: Operation, keys: Keys, http: boolean): fc.Arbitrary<HostileRequest> {
   const body = fc.oneof(
     { weight: 9, arbitrary: bodyText(operation).map((text) => ({ body: text as string | null, binary: false })) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ body: Buffer.from(b).toString('latin1') as string | null, binary: true })) },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ body: Buffer.from(b).toString('latin1') as string | null, binary: true })),
+    },
     { weight: http ? 0 : 1, arbitrary: fc.constant({ body: null, binary: false }) },
   );
   return fc
@@ -180,7 +207,12 @@ function request(operation: Operation, keys: Keys, http: boolean): fc.Arbitrary<
       headers.push(...extra);
       // Behind API Gateway a base64 body is any bytes; here: the text, or garbage that is not base64.
       const isBase64Encoded = base64 >= 8 && body.body !== null;
-      const encoded = isBase64Encoded && body.body !== null ? (base64 === 8 ? Buffer.from(body.body, 'latin1').toString('base64') : `${body.body}%%not base64`) : body.body;
+      const encoded =
+        isBase64Encoded && body.body !== null
+          ? base64 === 8
+            ? Buffer.from(body.body, 'latin1').toString('base64')
+            : `${body.body}%%not base64`
+          : body.body;
       return { operation, headers: noHeaders ? null : headers, body: encoded, binary: body.binary, isBase64Encoded };
     });
 }

@@ -2,8 +2,8 @@
 
 import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { dependencies } from '../../../functions/shared/pipeline';
 import { verifyPassword } from '../../../functions/shared/passwords';
+import { dependencies } from '../../../functions/shared/pipeline';
 import { PROFILE_SK, userPk } from '../../../functions/shared/table-layout';
 import { lambdaContext as baseLambdaContext, proxyEvent as baseProxyEvent } from '../../../local/lambda-runtime';
 import { newOwner } from '../../support/local';
