@@ -172,7 +172,7 @@ async function main() {
     );
     let createSat: LoadResult | undefined;
     let hashLimit = 0;
-    let cpu;
+    let cpu: ReturnType<typeof cpuPerRequest> | undefined;
     for (const concurrency of SATURATION_CONCURRENCIES) {
       const hashBefore = await hashesPerSecond(CHOSEN);
       const before = cpuSnapshot(server.pid!, dynamodb.process.pid!);

@@ -80,7 +80,10 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
 const json = (statusCode: number, message: string, headers: Record<string, string> = {}) => jsonResponse(statusCode, { message }, headers);
 
 function servePage(req: IncomingMessage, res: ServerResponse, page: Page): void {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'GET, HEAD' }));
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'GET, HEAD' }));
+    return;
+  }
   const body = page.body();
   res.writeHead(200, {
     'content-type': page.contentType,

@@ -338,7 +338,7 @@ function operationObject(name: OperationName, policy: PasswordPolicy): JsonObjec
   for (const status of statuses) {
     const own = cases.filter((c) => c.status === status);
     responses[String(status)] = {
-      description: status === 200 ? own[0]!.summary + '.' : listCases(own),
+      description: status === 200 ? `${own[0]!.summary}.` : listCases(own),
       content: {
         'application/json': {
           schema: ref(status === 200 && name === 'createUser' ? 'CreatedUser' : 'Message'),

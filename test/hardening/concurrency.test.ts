@@ -22,7 +22,10 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 const statusCount = (responses: ApiResponse[]) =>
-  responses.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
+  responses.reduce<Record<number, number>>((counts, { status }) => {
+    counts[status] = (counts[status] ?? 0) + 1;
+    return counts;
+  }, {});
 
 describe('50 concurrent creates of one e-mail', () => {
   it('exactly one 200 and 49 409s, even with the address spelled 50 ways; the winner holds the user', async () => {

@@ -34,7 +34,9 @@ let keys: Keys;
 let agent: Agent;
 /** Statuses seen, for the report (HARDENING_REPORT=1). */
 const seen: Record<string, number> = {};
-const tally = (where: string, status: number) => void (seen[`${where} ${status}`] = (seen[`${where} ${status}`] ?? 0) + 1);
+const tally = (where: string, status: number) => {
+  seen[`${where} ${status}`] = (seen[`${where} ${status}`] ?? 0) + 1;
+};
 
 beforeAll(async () => {
   server = await startLocalServer();
@@ -125,7 +127,7 @@ function send(
       ['Host', new URL(server.baseUrl).host],
       ...(body ? [['Content-Length', String(body.length)] as [string, string]] : []),
     ];
-    const raw = [...framing, ...(request.headers ?? [])].flatMap(([name, value]) => [name, value]);
+    const raw = [...framing, ...(request.headers ?? [])].flat();
     const req = httpRequest(`${server.baseUrl}${path}`, { method, agent, headers: raw }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -51,7 +51,10 @@ function prng(seed: number) {
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   const weighted = <T>(table: readonly [number, T][]): T => {
     let roll = next() * table.reduce((sum, [w]) => sum + w, 0);
-    for (const [w, value] of table) if ((roll -= w) < 0) return value;
+    for (const [w, value] of table) {
+      roll -= w;
+      if (roll < 0) return value;
+    }
     return table.at(-1)![1];
   };
   const password = () => {
@@ -88,7 +91,7 @@ const message = (status: number, text: string) => is(status, { message: text });
 describe('soak', () => {
   it(`${REQUESTS} mixed requests from ${OWNERS * CLIENTS_PER_OWNER} concurrent clients: 0 unexpected statuses, then a clean data audit (SOAK_SEED=${SEED})`, async () => {
     const models = owners.map(() => new Map<string, UserState>());
-    const pools = owners.map((owner, o) =>
+    const pools = owners.map((_owner, o) =>
       Array.from({ length: CLIENTS_PER_OWNER }, (_, c) =>
         Array.from({ length: EMAILS_PER_CLIENT }, (_, e) => `soak-${SEED}-o${o}-c${c}-e${e}@example.com`),
       ),
@@ -156,7 +159,9 @@ describe('soak', () => {
             path: '/v1/resetUserPassword',
             body: { user_email: sent, new_password: password },
             expect: state ? message(200, MESSAGES.passwordReset) : message(404, MESSAGES.userNotFound),
-            apply: () => void (state && (state.password = password)),
+            apply: () => {
+              if (state) state.password = password;
+            },
           };
         }
         case 'delete':

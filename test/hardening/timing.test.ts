@@ -102,7 +102,7 @@ describe('requests refused before the operation do no argon2 work at all', () =>
     for (const f of free) expect(f.work).toEqual([]);
 
     const start = work.length;
-    const refused = await apiClient(server.baseUrl, 'wlk_' + 'A'.repeat(43))('/v1/resetUserPassword', {
+    const refused = await apiClient(server.baseUrl, `wlk_${'A'.repeat(43)}`)('/v1/resetUserPassword', {
       user_email: knownUser,
       new_password: 'whatever it is',
     });

@@ -24,9 +24,9 @@ export function statementsOfRole(template: Template, roleLogicalId: string) {
   return Object.values(resourcesOf(template))
     .filter((resource) => resource.Type === 'AWS::IAM::Policy')
     .filter((policy) =>
-      (policy.Properties?.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId })),
+      ((policy.Properties?.Roles ?? []) as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId })),
     )
-    .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+    .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] } | undefined)?.Statement ?? [])
     .map((statement) => ({
       Effect: statement.Effect,
       Action: [statement.Action].flat().sort(),

@@ -63,7 +63,7 @@ it('GET /docs shows the three operations, with nothing loaded from outside the s
 
     const paths = await page.locator('.opblock-summary-path').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path')));
     expect(paths).toEqual(OPERATIONS);
-    await expect(page.locator('.info .title').innerText()).resolves.toContain('White-label user management API');
+    await expect(page.locator('.info .title').textContent()).resolves.toContain('White-label user management API');
     const screenshot = join(process.env.DOCS_SCREENSHOT_DIR ?? workDir, 'docs.png');
     await page.screenshot({ path: screenshot, fullPage: false });
     expect(existsSync(screenshot)).toBe(true);

@@ -24,7 +24,7 @@ describe('API keys', () => {
       `x${apiKey}`,
       apiKey.replace('wlk_', 'WLK_'),
       `${apiKey.slice(0, -1)}\n`,
-      'wlk_' + '\u0000'.repeat(43),
+      `wlk_${'\u0000'.repeat(43)}`,
     ]) {
       expect(isWellFormedApiKey(bad)).toBe(false);
     }

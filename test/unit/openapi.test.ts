@@ -106,7 +106,7 @@ describe('the document against the pipeline', () => {
       const messages = Object.values(examples).map((e) => (e.value as { message: string }).message);
       expect(messages).toHaveLength(rows.length + 1);
       expect(messages[0]).toBe('Request body must be a JSON object.');
-      rows.forEach((row, i) => expect(messages[i + 1]).toBe(row.message(row.fields === '*' ? 'role' : row.fields[0]!)));
+      for (const [i, row] of rows.entries()) expect(messages[i + 1]).toBe(row.message(row.fields === '*' ? 'role' : row.fields[0]!));
     }
   });
 });

@@ -52,7 +52,7 @@ const emailish = fc.oneof(
     'a b@example.com',
     'ünïcödé@exämple.com',
     'a@example.com\u0000',
-    'x'.repeat(250) + '@e.co',
+    `${'x'.repeat(250)}@e.co`,
     'A@EXAMPLE.COM',
   ),
   fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => `${s}@example.com`),
@@ -97,7 +97,7 @@ const nasty = fc.constantFrom(
   "{'user_email':'a@b.co'}",
   '{"user_email":"\\ud800@b.co"}',
   '['.repeat(20_000) + ']'.repeat(20_000),
-  '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000),
+  `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`,
   '{"__proto__":{"isAdmin":true},"user_email":"proto@example.com"}',
   '{"constructor":{"prototype":{"polluted":true}}}',
 );
@@ -124,7 +124,7 @@ const bodyText = (operation: Operation) =>
     { weight: 2, arbitrary: fc.json({ maxDepth: 3 }) },
     { weight: 2, arbitrary: fc.string({ maxLength: 60 }) },
     { weight: 2, arbitrary: nasty },
-    { weight: 1, arbitrary: objectText.map((text) => text.slice(0, -1) + `,"pad":"${'x'.repeat(16 * 1024)}"}`) },
+    { weight: 1, arbitrary: objectText.map((text) => `${text.slice(0, -1)},"pad":"${'x'.repeat(16 * 1024)}"}`) },
   );
 
 const contentType = fc.oneof(
