@@ -10,13 +10,10 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import type { PasswordPolicy } from './config';
+import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from './config';
 import { MESSAGES } from './messages';
 import { MAX_BODY_BYTES } from './middleware/parse-body';
 import { operationSchemas, type Row } from './schemas';
-
-/** The deployment default of `functions/shared/config.ts` (which cannot be imported without a deployment's environment). */
-export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 8, maxLength: 1024 };
 
 /** Where `npm run openapi` writes the document. */
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.json', import.meta.url));

@@ -11,41 +11,15 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DocumentClient } from './dynamodb';
+import type { ApiKeyRecord, OwnerRecord, OwnerStore } from './owners';
 import { API_KEY_PK_PREFIX, apiKeyKey, OWNERS_TABLE, ownerKey, PROFILE_SK, userKey, userPk } from './table-layout';
-
-/** A user's profile as stored. `white_label` is set only on owner accounts. */
-export interface UserRecord {
-  readonly ownerId: string;
-  readonly email: string;
-  readonly passwordHash: string;
-  readonly shouldResetPassword: boolean;
-  readonly whiteLabel?: boolean;
-}
-
-/** An API key as stored: only its digest, never the key. */
-export interface ApiKeyRecord {
-  readonly digest: string;
-  readonly keyId: string;
-  readonly ownerId: string;
-  readonly ownerEmail: string;
-  readonly createdAt: string;
-  readonly revokedAt?: string;
-}
-
-export interface OwnerRecord {
-  readonly ownerId: string;
-  readonly ownerEmail: string;
-  readonly createdAt: string;
-}
-
-/** Why a conditional write on a user was refused. */
-export type Refusal = 'not_found' | 'white_label';
+import type { Refusal, UserItems, UserRecord, UserStore } from './users';
 
 const BATCH_SIZE = 25;
 const BATCHES_IN_FLIGHT = 4;
 
-/** All DynamoDB access, behind one small interface. */
-export function createRepository(db: DocumentClient, tables: { usersTableName: string; ownersTableName: string }) {
+/** All DynamoDB access: the adapter behind the domain's two ports, {@link UserStore} and {@link OwnerStore}. */
+export function createRepository(db: DocumentClient, tables: { usersTableName: string; ownersTableName: string }): Repository {
   const Users = tables.usersTableName;
   const Owners = tables.ownersTableName;
   const now = () => new Date().toISOString();
@@ -128,9 +102,10 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
       }
     },
 
-    /** Sort keys of every item in the user's collection, and whether the profile is white-label. */
-    async listUserItems(ownerId: string, email: string): Promise<{ sortKeys: string[]; whiteLabel: boolean }> {
-      const sortKeys: string[] = [];
+    /** The user's item collection in one consistent Query (paged): the profile's flags and the associated items' sort keys. */
+    async listUserItems(ownerId: string, email: string): Promise<UserItems> {
+      const associatedItems: string[] = [];
+      let profileExists = false;
       let whiteLabel = false;
       let startKey: Record<string, unknown> | undefined;
       do {
@@ -145,12 +120,15 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
           }),
         );
         for (const item of page.Items ?? []) {
-          sortKeys.push(item.sk as string);
-          if (item.sk === PROFILE_SK && item.white_label) whiteLabel = true;
+          if (item.sk !== PROFILE_SK) associatedItems.push(item.sk as string);
+          else {
+            profileExists = true;
+            whiteLabel = item.white_label === true;
+          }
         }
         startKey = page.LastEvaluatedKey;
       } while (startKey);
-      return { sortKeys, whiteLabel };
+      return { profileExists, whiteLabel, associatedItems };
     },
 
     /** Deletes items of the collection, 25 a batch, retrying what DynamoDB leaves unprocessed. */
@@ -288,7 +266,8 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
   };
 }
 
-export type Repository = ReturnType<typeof createRepository>;
+/** The DynamoDB repository: both ports in one object, one client. */
+export type Repository = UserStore & OwnerStore;
 
 const toApiKey = (item: Record<string, unknown>): ApiKeyRecord => ({
   digest: (item.pk as string).slice(API_KEY_PK_PREFIX.length),

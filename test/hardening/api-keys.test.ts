@@ -12,9 +12,9 @@ import { MESSAGES } from '../../functions/shared/messages';
 import { apiKeyAuth } from '../../functions/shared/middleware/api-key-auth';
 import { issueKey, revokeKey } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
+import { observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
-import { observeRequests } from './support/faults';
 import { collection, ownerWithId, type TestOwner } from './support/world';
 
 const { client, repository, config } = dependencies;

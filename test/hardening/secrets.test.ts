@@ -70,7 +70,7 @@ const { MESSAGES } = await import('../../functions/shared/messages');
 const { dependencies } = await import('../../functions/shared/pipeline');
 const { apiClient } = await import('../support/http-client');
 const { startLocalServer, uniqueEmail } = await import('../support/local');
-const { injectFault } = await import('./support/faults');
+const { injectFault } = await import('../support/faults');
 const { LEAK_PATTERNS } = await import('./support/contract');
 const { collection, ownerWithId } = await import('./support/world');
 

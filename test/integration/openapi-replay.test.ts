@@ -15,6 +15,7 @@ import { MAX_BODY_BYTES } from '../../functions/shared/middleware/parse-body';
 import { EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, OPENAPI_PATH } from '../../functions/shared/openapi';
 import { dependencies } from '../../functions/shared/pipeline';
 import { userKey } from '../../functions/shared/table-layout';
+import { injectFault } from '../support/faults';
 import { newOwner, startLocalServer } from '../support/local';
 
 type Example = { summary: string; value: unknown };
@@ -167,12 +168,6 @@ describe('every documented example, replayed against the local server', () => {
 
 /** Makes every DynamoDB call of this process fail until the returned function is called. */
 function failEveryStorageCall(): () => void {
-  const name = `fail-every-call-${Math.random()}`;
-  dependencies.client.middlewareStack.add(
-    () => async () => {
-      throw Object.assign(new Error('injected fault'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
-    },
-    { step: 'initialize', name },
-  );
-  return () => void dependencies.client.middlewareStack.remove(name);
+  const fault = injectFault(dependencies.client, { operation: '*', kind: 'rejected' });
+  return () => fault.remove();
 }

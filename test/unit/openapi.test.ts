@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { readConfig } from '../../functions/shared/config';
-import { buildOpenApiDocument, DEFAULT_PASSWORD_POLICY, OPENAPI_PATH, serializeOpenApiDocument } from '../../functions/shared/openapi';
+import { DEFAULT_PASSWORD_POLICY, readConfig } from '../../functions/shared/config';
+import { buildOpenApiDocument, OPENAPI_PATH, serializeOpenApiDocument } from '../../functions/shared/openapi';
 import { operationSchemas } from '../../functions/shared/schemas';
 
 type Examples = Record<string, { value: unknown }>;

@@ -3,8 +3,8 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { digestApiKey, isWellFormedApiKey } from '../api-keys';
 import { ApiError } from '../errors';
 import { MESSAGES } from '../messages';
+import type { OwnerStore } from '../owners';
 import { authenticate } from '../owners';
-import type { Repository } from '../repository';
 import type { Owner } from '../users';
 
 export type AuthenticatedContext = Context & { owner: Owner };
@@ -17,7 +17,7 @@ const MAX_CACHED_KEYS = 1_000;
  * time; refusals are never cached. The cache is keyed by digest, never by key.
  */
 export function apiKeyAuth(options: {
-  repository: Repository;
+  repository: OwnerStore;
   ttlMs: number;
 }): MiddlewareObj<APIGatewayProxyEvent, unknown, Error, AuthenticatedContext> {
   const cache = new Map<string, { owner: Owner; expiresAt: number }>();

@@ -5,7 +5,7 @@
  */
 
 import { Readable } from 'node:stream';
-import type { DocumentClient } from '../../../functions/shared/dynamodb';
+import type { DocumentClient } from '../../functions/shared/dynamodb';
 
 /** DynamoDB API operations, as they appear in the X-Amz-Target header. */
 export type DynamoOperation =
@@ -29,7 +29,8 @@ export type DynamoOperation =
 export type FaultKind = 'throttle' | 'internal' | 'timeout' | 'lost-response' | 'unprocessed' | 'rejected';
 
 export interface FaultSpec {
-  readonly operation: DynamoOperation;
+  /** The DynamoDB operation to fault, or `*` for every one. */
+  readonly operation: DynamoOperation | '*';
   readonly kind: FaultKind;
   /** Only calls on this table. */
   readonly table?: string;
@@ -68,7 +69,7 @@ export function injectFault(client: DocumentClient, spec: FaultSpec): Fault {
   const state = { attempts: 0, injected: 0, attemptTimes: [] as number[] };
   const middleware = (next: Next) => async (args: { request: unknown }) => {
     const request = args.request as Request;
-    if (request.headers['x-amz-target'] !== `DynamoDB_20120810.${spec.operation}`) return next(args);
+    if (spec.operation !== '*' && request.headers['x-amz-target'] !== `DynamoDB_20120810.${spec.operation}`) return next(args);
     const input = JSON.parse(bodyText(request.body)) as {
       TableName?: string;
       RequestItems?: Record<string, unknown>;
