@@ -20,13 +20,13 @@ const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?:
   stack.getLogicalId(element.node.defaultChild as CfnElement);
 
 describe('tables', () => {
-  it.each(STAGES)('%s: two on-demand, encrypted tables with point-in-time recovery', (stage) => {
+  it.each(STAGES)('%s: three on-demand, encrypted tables (users, owners, deletion ledger) with point-in-time recovery', (stage) => {
     const { template } = byStage[stage];
-    template.resourceCountIs('AWS::DynamoDB::Table', 2);
+    template.resourceCountIs('AWS::DynamoDB::Table', 3);
     template.allResourcesProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
       SSESpecification: { SSEEnabled: true },
-      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: Match.anyValue() },
     });
   });
 
@@ -72,8 +72,8 @@ describe('tables', () => {
 });
 
 describe('functions', () => {
-  it('three functions on Node 24, arm64, handler export "handler", source maps on', () => {
-    prod.template.resourceCountIs('AWS::Lambda::Function', 3);
+  it('three API functions and the stream consumer on Node 24, arm64, handler export "handler", source maps on', () => {
+    prod.template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 1);
     prod.template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
@@ -117,16 +117,21 @@ describe('functions', () => {
       apiKeyCacheTtlSeconds: '5',
       logLevel: 'warn',
     });
-    template.allResourcesProperties('AWS::Lambda::Function', {
-      Environment: {
-        Variables: Match.objectLike({
-          PASSWORD_MIN_LENGTH: '12',
-          PASSWORD_MAX_LENGTH: '256',
-          API_KEY_CACHE_TTL_SECONDS: '5',
-          POWERTOOLS_LOG_LEVEL: 'WARN',
-        }),
+    // The API functions; the stream consumer hashes nothing and resolves no key (its environment is tested below).
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      {
+        Environment: {
+          Variables: Match.objectLike({
+            PASSWORD_MIN_LENGTH: '12',
+            PASSWORD_MAX_LENGTH: '256',
+            API_KEY_CACHE_TTL_SECONDS: '5',
+            POWERTOOLS_LOG_LEVEL: 'WARN',
+          }),
+        },
       },
-    });
+      OPERATIONS.length,
+    );
   });
 });
 
@@ -376,6 +381,9 @@ describe('outputs', () => {
       'ApiUrl',
       'BaseUrl',
       'DashboardUrl',
+      'DeletionsTableName',
+      'EventBusArn',
+      'EventBusName',
       'OwnersTableName',
       'UsersTableName',
     ]);
@@ -391,7 +399,8 @@ describe('outputs', () => {
 describe('monitoring', () => {
   it('alarms on 5XX rate, and on errors and throttles of every function', () => {
     const { template } = prod;
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + OPERATIONS.length * 2);
+    // + the lifecycle events' dead-letter and lag alarms (asserted in lifecycle-events.test.ts).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + OPERATIONS.length * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'UserManagement-prod-api-5xx-rate',
       Threshold: 1,
@@ -459,6 +468,8 @@ describe('cdk-nag acknowledgements', () => {
       'AwsSolutions-APIG4',
       'AwsSolutions-COG4',
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-SQS3',
     ]);
     for (const [, reason] of acknowledged) expect(reason.length).toBeGreaterThan(60);
   });
