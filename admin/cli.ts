@@ -5,6 +5,8 @@
  *   issue-key <email>      issue another key for an owner (rotation)
  *   revoke-key <key-id>    revoke a key (warm functions stop accepting it within the key-cache TTL)
  *   list-keys <email>      list an owner's keys (ids and dates, never the keys)
+ *   reapply-deletions --users-table NAME --since ISO-TIME
+ *                          after a restore: delete again the users deleted since (admin/reapply-deletions.ts)
  *
  * Local engine by default (DYNAMODB_ENDPOINT, default http://127.0.0.1:8000, tables
  * `users` and `owners`). Against AWS: give the stage's table names with
@@ -18,11 +20,14 @@ import { createDocumentClient } from '../functions/shared/dynamodb';
 import * as owners from '../functions/shared/owners';
 import { createRepository } from '../functions/shared/repository';
 import { LOCAL_TABLES } from '../local/dynamodb-local';
+import { reapplyDeletionsCommand } from './reapply-deletions';
 
 const USAGE =
   'usage: npm run admin -- create-owner <email> | issue-key <email> | revoke-key <key-id> | list-keys <email> [--users-table NAME --owners-table NAME]';
 
 async function main(): Promise<void> {
+  // Its own options; see admin/reapply-deletions.ts.
+  if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: { 'users-table': { type: 'string' }, 'owners-table': { type: 'string' } },

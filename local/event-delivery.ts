@@ -121,19 +121,28 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
       lookForShards = false;
       await discover(false);
     }
-    for (const [shardId, cursor] of cursors) {
-      const { records, open } = await read(shardId, cursor);
-      const result = await deliverChanges(records, sink);
-      if (result.retryFrom !== undefined) {
-        options.onError?.(`Lifecycle events not delivered (${result.failure}); retrying`);
-        const failed = records.findIndex((record) => record.dynamodb?.SequenceNumber === result.retryFrom);
-        if (failed > 0) cursors.set(shardId, last(records.slice(0, failed)));
-      } else if (records.length > 0) {
-        cursors.set(shardId, last(records));
-      } else if (!open) {
-        cursors.delete(shardId);
-        finished.add(shardId);
-        lookForShards = true;
+    for (const shardId of [...cursors.keys()]) {
+      // Page after page while the shard has more (a big delete leaves thousands of records).
+      for (;;) {
+        const cursor = cursors.get(shardId);
+        const { records, open } = await read(shardId, cursor);
+        const result = await deliverChanges(records, sink);
+        if (result.retryFrom !== undefined) {
+          options.onError?.(`Lifecycle events not delivered (${result.failure}); retrying`);
+          const failed = records.findIndex((record) => record.dynamodb?.SequenceNumber === result.retryFrom);
+          if (failed > 0) cursors.set(shardId, last(records.slice(0, failed)));
+          break;
+        }
+        if (records.length > 0) {
+          cursors.set(shardId, last(records));
+          continue;
+        }
+        if (!open) {
+          cursors.delete(shardId);
+          finished.add(shardId);
+          lookForShards = true;
+        }
+        break;
       }
     }
   };
