@@ -9,7 +9,9 @@ import { createDeletionLedger } from '../shared/repository';
 // Configuration is read and checked once, at cold start.
 const config = readEventDeliveryConfig();
 const eventBridge = new EventBridgeClient({});
-const ledger = createDeletionLedger(createDocumentClient(), config.deletionsTableName, { retentionDays: config.recoveryPeriodDays });
+const ledger = createDeletionLedger(createDocumentClient({ endpoint: config.dynamodbEndpoint }), config.deletionsTableName, {
+  retentionDays: config.recoveryPeriodDays,
+});
 
 const sink: EventSink = {
   async publish(events) {

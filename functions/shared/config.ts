@@ -73,6 +73,8 @@ export interface EventDeliveryConfig {
   readonly deletionsTableName: string;
   /** The users table's recovery period: how long a deletion stays in the ledger. */
   readonly recoveryPeriodDays: number;
+  /** Set only when talking to DynamoDB Local. */
+  readonly dynamodbEndpoint: string | undefined;
 }
 
 /** RECOVERY_PERIOD_DAYS, checked: 1 to 35, DynamoDB's longest (and default) window when unset. */
@@ -90,5 +92,6 @@ export function readEventDeliveryConfig(): EventDeliveryConfig {
     eventBusName: required('EVENT_BUS_NAME'),
     deletionsTableName: required('DELETIONS_TABLE_NAME'),
     recoveryPeriodDays: readRecoveryPeriodDays(),
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
   };
 }

@@ -63,8 +63,11 @@ function approximateTime(record: ChangeRecord): string | undefined {
   return (at instanceof Date ? at : new Date(at * 1000)).toISOString();
 }
 
-const latest = (...times: (unknown | undefined)[]) =>
-  times.filter((t): t is string => typeof t === 'string' && !Number.isNaN(Date.parse(t))).sort((a, b) => Date.parse(b) - Date.parse(a))[0];
+const times = (...candidates: unknown[]) => candidates.filter((t): t is string => typeof t === 'string' && !Number.isNaN(Date.parse(t)));
+/** The first usable time. */
+const first = (...candidates: unknown[]) => times(...candidates)[0];
+/** The latest usable time. */
+const latest = (...candidates: unknown[]) => times(...candidates).sort((a, b) => Date.parse(b) - Date.parse(a))[0];
 
 /** The base of every detail, field by field: nothing else from the item can slip in. */
 const detailOf = (item: Image, occurredAt: string) => ({
@@ -91,12 +94,13 @@ export function lifecycleEventOf(record: ChangeRecord): LifecycleEvent | undefin
     case 'INSERT':
       if (!after) return undefined;
       return event('UserCreated', {
-        ...detailOf(after, latest(after.created_at, approximateTime(record)) ?? new Date().toISOString()),
+        // The time the service itself stored with the write (to the millisecond), else the stream's.
+        ...detailOf(after, first(after.created_at, approximateTime(record)) ?? new Date().toISOString()),
         should_reset_password: after.should_reset_password === true,
       });
     case 'MODIFY':
       if (!before || !after || before.password_hash === after.password_hash) return undefined;
-      return event('UserPasswordReset', detailOf(after, latest(after.updated_at, approximateTime(record)) ?? new Date().toISOString()));
+      return event('UserPasswordReset', detailOf(after, first(after.updated_at, approximateTime(record)) ?? new Date().toISOString()));
     case 'REMOVE':
       if (!before) return undefined;
       // The deleted item has no time of its own: the stream's, but never before the item's last write.
