@@ -8,7 +8,7 @@
 export interface Deletion {
   readonly ownerId: string;
   readonly email: string;
-  /** When the profile was deleted (ISO 8601). */
+  /** When the profile was deleted (ISO 8601), as the change stream tells it: never later than the delete. */
   readonly deletedAt: string;
   /** Identifies the change that deleted it, so a redelivered change writes the same entry. */
   readonly changeId: string;
@@ -18,7 +18,10 @@ export interface Deletion {
 export interface DeletionLedger {
   /** Idempotent: the same deletion recorded twice is one entry. */
   record(deletion: Deletion): Promise<void>;
-  /** Unexpired deletions at or after `since` (ISO 8601), oldest first. */
+  /**
+   * Unexpired deletions recorded at or after `since` (ISO 8601), oldest first. Recorded, not
+   * happened: the record is never earlier than the delete, so no deletion after `since` is missed.
+   */
   since(since: string): Promise<Deletion[]>;
 }
 

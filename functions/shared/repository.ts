@@ -299,6 +299,7 @@ async function deleteCollectionItems(db: DocumentClient, table: string, pk: stri
  */
 export function createDeletionLedger(db: DocumentClient, tableName: string, options: { retentionDays: number }): DeletionLedger {
   const ttl = DELETIONS_TABLE.timeToLiveAttribute!;
+  const now = () => new Date().toISOString();
   return {
     async record(deletion: Deletion): Promise<void> {
       const expiresAt = Math.ceil(Date.parse(deletion.deletedAt) / 1000) + options.retentionDays * 86_400;
@@ -311,6 +312,9 @@ export function createDeletionLedger(db: DocumentClient, tableName: string, opti
             owner_id: deletion.ownerId,
             user_email: deletion.email,
             deleted_at: deletion.deletedAt,
+            // The stream's time of a delete may be early (to the second; DynamoDB Local: the minute);
+            // the time it reached the ledger never is, so since() selects on this one.
+            recorded_at: now(),
             change_id: deletion.changeId,
             [ttl]: expiresAt,
           },
@@ -326,7 +330,7 @@ export function createDeletionLedger(db: DocumentClient, tableName: string, opti
           new ScanCommand({
             TableName: tableName,
             // TTL deletes expired items some time after they expire; until then they are ignored here.
-            FilterExpression: 'deleted_at >= :since AND #ttl > :now',
+            FilterExpression: 'recorded_at >= :since AND #ttl > :now',
             ExpressionAttributeNames: { '#ttl': ttl },
             ExpressionAttributeValues: { ':since': since, ':now': Math.floor(Date.now() / 1000) },
             ConsistentRead: true,
