@@ -77,7 +77,23 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   /** Shards read to their end: never read again. */
   const finished = new Set<string>();
   let lookForShards = false;
+  /** Where the last read of each shard left off: one GetRecords a round while it holds. */
+  const next = new Map<string, string>();
   const read = async (shardId: string, after: string | undefined) => {
+    const page = async (ShardIterator: string) => {
+      const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator }));
+      if (NextShardIterator) next.set(shardId, NextShardIterator);
+      return { records: Records, open: Boolean(NextShardIterator) };
+    };
+    const held = next.get(shardId);
+    next.delete(shardId);
+    if (held) {
+      try {
+        return await page(held);
+      } catch {
+        // Expired, or refused as trimmed (the numbering quirk above): start again from the cursor.
+      }
+    }
     const { ShardIterator } = await streams.send(
       new GetShardIteratorCommand({
         StreamArn: streamArn,
@@ -89,8 +105,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
     );
     if (!ShardIterator) return { records: [], open: false };
     try {
-      const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator }));
-      return { records: Records, open: NextShardIterator !== undefined && NextShardIterator !== null };
+      return await page(ShardIterator);
     } catch (error) {
       // The same numbering quirk on a shard's first record: read again next round.
       if (after === undefined && error instanceof TrimmedDataAccessException) return { records: [], open: true };
@@ -131,6 +146,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
           options.onError?.(`Lifecycle events not delivered (${result.failure}); retrying`);
           const failed = records.findIndex((record) => record.dynamodb?.SequenceNumber === result.retryFrom);
           if (failed > 0) cursors.set(shardId, last(records.slice(0, failed)));
+          next.delete(shardId);
           break;
         }
         if (records.length > 0) {
