@@ -13,6 +13,7 @@ import { TEST_REGION } from './synth';
 // The one real-bundling synth of the test run (esbuild + npm install into each asset): a few seconds.
 let outdir: string;
 const assetDirs = {} as Record<Operation, string>;
+let consumerAssetDir: string;
 
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'user-management-assets-'));
@@ -31,6 +32,8 @@ beforeAll(() => {
     if (!assetPath) throw new Error(`no asset for ${operation}`);
     assetDirs[operation] = join(outdir, assetPath);
   }
+  const consumerId = stack.getLogicalId(stack.lifecycleEvents.consumer.function.node.defaultChild as CfnElement);
+  consumerAssetDir = join(outdir, template.Resources[consumerId]!.Metadata!['aws:asset:path']!);
 }, 180_000);
 
 afterAll(() => {
@@ -118,5 +121,19 @@ describe.each(OPERATIONS)('%s asset', (operation) => {
     expect(sources.some((source) => source.includes('credential-provider-env'))).toBe(true);
     expect(statSync(join(dir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
     expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+  });
+});
+
+describe('stream consumer asset', () => {
+  it('is one ESM bundle exporting "handler" with no installed package (it hashes nothing)', async () => {
+    const code = readFileSync(join(consumerAssetDir, 'index.mjs'), 'utf8');
+    expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}|export\s+(?:const|function|let|var)\s+handler\b/);
+    expect(existsSync(join(consumerAssetDir, 'node_modules'))).toBe(false);
+    const builtins = new Set(builtinModules);
+    const external = (await importedSpecifiers(join(consumerAssetDir, 'index.mjs'))).filter(
+      (specifier) => !specifier.startsWith('node:') && !builtins.has(specifier),
+    );
+    expect(external).toEqual([]);
+    expect(statSync(join(consumerAssetDir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
   });
 });
