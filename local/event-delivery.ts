@@ -70,9 +70,9 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   };
 
   // A cursor per open shard: the last sequence number handled (undefined: read from the shard's start).
-  // Each round reads AFTER it with a fresh iterator: DynamoDB Local numbers a transaction's writes
-  // across tables, so an iterator it hands out may point at a number the shard never holds, which
-  // it then refuses as trimmed.
+  // A round continues from the previous read's iterator; when DynamoDB Local refuses it as trimmed
+  // (it numbers a transaction's writes across tables, so an iterator it hands out may point at a
+  // number the shard never holds), a fresh one AFTER the cursor takes over.
   const cursors = new Map<string, string | undefined>();
   /** Shards read to their end: never read again. */
   const finished = new Set<string>();
