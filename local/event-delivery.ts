@@ -130,7 +130,9 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
 
   const interval = options.intervalMs ?? 300;
   let rounds = 0;
-  const round = async () => {
+  /** Reads every open shard to its end; false when some records were not delivered. */
+  const round = async (): Promise<boolean> => {
+    let delivered = true;
     // A finished shard has a successor; look for it then, and now and again anyway.
     if (++rounds % 20 === 0 || lookForShards) {
       lookForShards = false;
@@ -143,7 +145,8 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
         const { records, open } = await read(shardId, cursor);
         const result = await deliverChanges(records, sink);
         if (result.retryFrom !== undefined) {
-          options.onError?.(`Lifecycle events not delivered (${result.failure}); retrying`);
+          report(`Lifecycle events not delivered (${result.failure}); retrying`);
+          delivered = false;
           const failed = records.findIndex((record) => record.dynamodb?.SequenceNumber === result.retryFrom);
           if (failed > 0) cursors.set(shardId, last(records.slice(0, failed)));
           next.delete(shardId);
@@ -161,15 +164,25 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
         break;
       }
     }
+    return delivered;
   };
 
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  // One line per kind of failure, not one per round, until a round succeeds again.
+  let reported: string | undefined;
+  const report = (message: string) => {
+    if (message !== reported) options.onError?.(message);
+    reported = message;
+  };
   const schedule = () => {
     timer = setTimeout(() => {
       running = round()
-        .catch((error: Error) => options.onError?.(`Lifecycle event delivery failed (${error.name}); retrying`))
+        .then((delivered) => {
+          if (delivered) reported = undefined;
+        })
+        .catch((error: Error) => report(`Lifecycle event delivery failed (${error.name}); retrying`))
         .finally(() => {
           if (!stopped) schedule();
         });

@@ -125,7 +125,7 @@ export interface DeliveryResult {
   readonly delivered: number;
   /** Sequence number of the first record not delivered: the caller retries from there (records before it are done). */
   readonly retryFrom?: string;
-  /** Why, by error name only (never its text, which may quote an item). */
+  /** Why, by error name or code only (never its text, which may quote an item). */
   readonly failure?: string;
 }
 
@@ -155,7 +155,13 @@ export async function deliverChanges(records: readonly ChangeRecord[], sink: Eve
       const failed = chunk.findIndex((_, index) => accepted[index] !== true);
       if (failed !== -1) return { delivered: i + failed, retryFrom: firstOf(failed), failure: 'EventRejected' };
     } catch (error) {
-      return { delivered: i, retryFrom: firstOf(0), failure: error instanceof Error ? error.name : 'Error' };
+      // A system error's code (EISDIR, ECONNREFUSED) says more than its name, and no more than that.
+      const code = (error as { code?: unknown }).code;
+      return {
+        delivered: i,
+        retryFrom: firstOf(0),
+        failure: typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error',
+      };
     }
   }
   return { delivered: pending.length };
