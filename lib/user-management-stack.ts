@@ -77,6 +77,7 @@ export class UserManagementStack extends Stack {
     const environment = {
       USERS_TABLE_NAME: this.tables.users.tableName,
       OWNERS_TABLE_NAME: this.tables.owners.tableName,
+      IDEMPOTENCY_TABLE_NAME: this.tables.idempotency.tableName,
       PASSWORD_MIN_LENGTH: String(config.passwordMinLength),
       PASSWORD_MAX_LENGTH: String(config.passwordMaxLength),
       API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlSeconds),
@@ -99,6 +100,8 @@ export class UserManagementStack extends Stack {
       // Every operation resolves the caller's API key and checks that its owner account still exists.
       fn.allow(this.tables.owners, 'GetItem');
       fn.allow(this.tables.users, 'GetItem', ...settings.usersActions);
+      // Idempotency-Key: claim (conditional put), record the response (update), drop the claim after a 500 (delete).
+      fn.allow(this.tables.idempotency, 'PutItem', 'UpdateItem', 'DeleteItem');
       functions[operation] = fn;
     }
     this.functions = functions;
