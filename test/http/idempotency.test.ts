@@ -124,6 +124,14 @@ describe('Idempotency-Key: the same request again within 24 hours gets the recor
     expect([first.status, first.body]).toEqual([409, { message: MESSAGES.userExists }]);
   });
 
+  it('the body is compared as validated: an e-mail spelled in another case or with spaces is the same request', async () => {
+    const email = suite.api.email('validated');
+    const key = newKey();
+    const first = await asA('/v1/createUser', { user_email: email }, key);
+    const again = await asA('/v1/createUser', { user_email: ` ${email.toUpperCase()} ` }, key);
+    expect([again.status, again.text, replayed(again)]).toEqual([200, first.text, 'true']);
+  });
+
   it('the body is compared after parsing: key order and whitespace do not matter', async () => {
     const email = suite.api.email('parsed');
     const key = newKey();

@@ -12,11 +12,8 @@ import {
 } from '../idempotency';
 import { logger } from '../logger';
 import { MESSAGES } from '../messages';
-import { jsonResponse } from '../responses';
+import { jsonResponse, REPLAYED_HEADER } from '../responses';
 import type { AuthenticatedContext } from './api-key-auth';
-
-/** The response header that marks a replayed response. */
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** Used only when the context cannot tell the function's remaining time (never on Lambda). */
 const FALLBACK_IN_PROGRESS_MS = 30_000;
