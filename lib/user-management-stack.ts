@@ -133,7 +133,7 @@ export class UserManagementStack extends Stack {
       value: this.api.versionedUrl,
     });
     new CfnOutput(this, 'BaseUrl', {
-      description: "SPEC's base_url: endpoints are {BaseUrl}/v1/<operation> (BASE_URL for the staging suite)",
+      description: "The API's base_url: endpoints are {BaseUrl}/v1/<operation> (BASE_URL for the staging suite)",
       value: this.api.baseUrl,
     });
     new CfnOutput(this, 'UsersTableName', { description: 'USERS_TABLE_NAME for the admin CLI', value: this.tables.users.tableName });

@@ -1,4 +1,4 @@
-/** Every message the API returns, byte for byte as SPEC.md and CONTRACT.md give them. */
+/** Every message the API returns, byte for byte as docs/api-contract.md lists them. */
 
 import type { PasswordPolicy } from './config';
 

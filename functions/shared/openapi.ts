@@ -3,8 +3,11 @@
  * pipeline validates and answers with. `npm run openapi` (scripts/openapi.ts) writes
  * `openapi.json`; the stack and the local server serve what this module builds.
  *
- * Every documented example is a pair: a request example and a response example
- * under the same name, so the replay test can send one and expect the other.
+ * Every documented example is a pair: a request and the response it gets, so the
+ * replay test can send one and expect the other. A request that conforms to the
+ * request schema is a request example under the response example's name; one that
+ * breaks it (the 400 and 413 cases) cannot be a request example, since request
+ * examples must conform, so it rides on its response example as `x-request-body`.
  * Examples name only `jane@example.com` (a user) and `owner@example.com` (the
  * caller's own white-label account), which keeps them easy to isolate.
  */
@@ -37,6 +40,8 @@ interface Case {
   readonly given?: string;
   readonly request: Json;
   readonly response: JsonObject;
+  /** The request body breaks the request schema (documented as `x-request-body`, not as a request example). */
+  readonly invalidBody?: true;
 }
 
 interface OperationText {
@@ -137,6 +142,7 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
         given: `Any body over ${MAX_BODY_BYTES} bytes, whatever its content type.`,
         request: { ...op.validBody, padding: `<more than ${MAX_BODY_BYTES} bytes in all>` },
         response: message(MESSAGES.bodyTooLarge),
+        invalidBody: true,
       },
       {
         name: 'contentTypeNotJson',
@@ -152,6 +158,7 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
         summary: 'Body not valid JSON, or JSON that is not an object',
         request: [EXAMPLE_USER_EMAIL],
         response: message(MESSAGES.notAnObject),
+        invalidBody: true,
       },
     ],
     after: [
@@ -185,6 +192,7 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
         summary: `A parameter the operation does not list (here \`${UNKNOWN_PARAMETER}\`)`,
         request: { ...op.validBody, [UNKNOWN_PARAMETER]: 'admin' },
         response: { message: row.message(UNKNOWN_PARAMETER) },
+        invalidBody: true,
       };
     }
     const field = row.fields[0]!;
@@ -201,6 +209,7 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
       summary,
       request,
       response: { message: row.message(field) },
+      invalidBody: true,
     };
   });
 }
@@ -231,7 +240,7 @@ function operationCases(name: OperationName): { success: Case; refusals: Case[] 
           name: 'created',
           status: 200,
           summary: 'Created; the e-mail comes back trimmed and lower-cased, with the password that was set',
-          request: { user_email: 'Jane@Example.com', user_password: 'correct horse battery staple', should_reset_password: 'false' },
+          request: { user_email: ' Jane@Example.com', user_password: 'correct horse battery staple', should_reset_password: 'false' },
           response: { user_email: EXAMPLE_USER_EMAIL, user_password: 'correct horse battery staple' },
         },
         refusals: [
@@ -373,15 +382,14 @@ function idempotencyComponents(): { parameters: JsonObject; headers: JsonObject 
 const ref = (schema: string) => ({ $ref: `#/components/schemas/${schema}` });
 
 /**
- * The validation schema as OpenAPI shows it. ajv-keywords' `transform` is not
- * JSON Schema: it becomes the `x-transform` extension and a sentence.
+ * The validation schema as OpenAPI shows it: the body as sent. ajv-keywords' `transform`
+ * is not JSON Schema, so a transformed field is documented by {@link wireEmail}.
  */
 function toOpenApiSchema(schema: unknown, policy: PasswordPolicy): Json {
   if (Array.isArray(schema)) return schema.map((item) => toOpenApiSchema(item, policy));
   if (typeof schema !== 'object' || schema === null) return schema as Json;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'transform') continue;
     if (key === 'properties') {
       out.properties = Object.fromEntries(
         Object.entries(value as Record<string, unknown>).map(([field, fieldSchema]) => [field, describeField(field, fieldSchema, policy)]),
@@ -394,11 +402,42 @@ function toOpenApiSchema(schema: unknown, policy: PasswordPolicy): Json {
 }
 
 function describeField(field: string, schema: unknown, policy: PasswordPolicy): Json {
-  const converted = toOpenApiSchema(schema, policy) as JsonObject;
-  const transform = (schema as { transform?: readonly string[] }).transform;
-  const notes = [FIELDS[field]?.description ?? ''];
-  if (transform) notes.push(`Trimmed and lower-cased before it is checked, stored or looked up (${transform.join(', ')}).`);
-  return { description: notes.join(' ').trim(), ...converted, ...(transform && { 'x-transform': [...transform] }) };
+  const description = FIELDS[field]?.description ?? '';
+  if ((schema as { transform?: unknown }).transform) return wireEmail(description, schema);
+  return { description, ...(toOpenApiSchema(schema, policy) as JsonObject) };
+}
+
+/** The pipeline's e-mail schema (functions/shared/schemas.ts), which {@link EMAIL_PATTERN} restates. */
+const PIPELINE_EMAIL = { type: 'string', transform: ['trim', 'toLowerCase'], minLength: 1, maxLength: 254, format: 'email' };
+
+/**
+ * What the service accepts as an e-mail, as sent, in one ECMA-262 pattern. The pipeline trims
+ * and lower-cases first, then checks length and ajv-formats' `email` format; a validator reading
+ * those keywords would check the untrimmed string and refuse `" Jane@Example.com "`, which the
+ * service accepts. So: surrounding white space (`\s` is exactly what `String.prototype.trim`
+ * removes), 1 to 254 characters between it, and ajv-formats' full `email` regex with its `i` flag
+ * spelled out. U+212A (Kelvin sign) is the one character whose lower case is an ASCII letter.
+ * test/unit/openapi.test.ts holds this to the service's validators.
+ */
+const LETTER = 'A-Za-z0-9\\u212A';
+const ATOM = `[${LETTER}!#$%&'*+/=?^_\`{|}~-]+`;
+const LABEL = `[${LETTER}](?:[${LETTER}-]*[${LETTER}])?`;
+export const EMAIL_PATTERN = `^\\s*(?=\\S{1,254}\\s*$)${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${LABEL}\\s*$`;
+
+/** A trimmed, lower-cased e-mail field as sent: {@link EMAIL_PATTERN}, with the transform said in words and as `x-transform`. */
+function wireEmail(description: string, schema: unknown): JsonObject {
+  if (JSON.stringify(schema) !== JSON.stringify(PIPELINE_EMAIL)) {
+    throw new Error('The e-mail schema in schemas.ts changed: restate it in EMAIL_PATTERN (functions/shared/openapi.ts)');
+  }
+  return {
+    description:
+      `${description} The service removes white space around it and lower-cases it before it checks, stores or looks it up ` +
+      '(`" Bob@Example.com"` and `"bob@example.com"` are one user); what remains must be an e-mail address (JSON Schema format `email`) ' +
+      'of at most 254 characters. The pattern states exactly that for the value as sent.',
+    type: 'string',
+    pattern: EMAIL_PATTERN,
+    'x-transform': [...PIPELINE_EMAIL.transform],
+  };
 }
 
 /** Markdown list of a status's cases, for its response description. */
@@ -406,6 +445,16 @@ const listCases = (cases: readonly Case[]) => cases.map((c) => `- ${c.summary}: 
 
 function example(c: Case, value: Json): JsonObject {
   return { summary: c.summary, ...(c.given && { description: c.given }), value };
+}
+
+/**
+ * A response example; one whose request breaks the request schema also carries that request
+ * (`x-request-body`, and in words for readers), since it cannot be a request example.
+ */
+function responseExample(c: Case): JsonObject {
+  if (!c.invalidBody) return example(c, c.response);
+  const sent = `Request body: \`${JSON.stringify(c.request)}\``;
+  return { summary: c.summary, description: c.given ? `${c.given} ${sent}` : sent, value: c.response, 'x-request-body': c.request };
 }
 
 function operationObject(name: OperationName, policy: PasswordPolicy): JsonObject {
@@ -424,7 +473,7 @@ function operationObject(name: OperationName, policy: PasswordPolicy): JsonObjec
       content: {
         'application/json': {
           schema: ref(status === 200 && name === 'createUser' ? 'CreatedUser' : 'Message'),
-          examples: Object.fromEntries(own.map((c) => [c.name, example(c, c.response)])),
+          examples: Object.fromEntries(own.map((c) => [c.name, responseExample(c)])),
         },
       },
     };
@@ -440,7 +489,7 @@ function operationObject(name: OperationName, policy: PasswordPolicy): JsonObjec
       content: {
         'application/json': {
           schema: ref(op.requestSchema),
-          examples: Object.fromEntries(cases.map((c) => [c.name, example(c, c.request)])),
+          examples: Object.fromEntries(cases.filter((c) => !c.invalidBody).map((c) => [c.name, example(c, c.request)])),
         },
       },
     },
@@ -466,12 +515,20 @@ const INTRODUCTION = [
   '5. With an `Idempotency-Key`, its look-up: a recorded response is replayed, or the key is refused (`422`, `409`).',
   '6. The operation itself.',
   '',
-  'E-mail addresses are trimmed and lower-cased (`x-transform`): `Jane@Example.com` and `jane@example.com` are one user. ' +
+  'E-mail addresses are trimmed and lower-cased before they are checked, stored or looked up: ' +
+    '` Jane@Example.com` and `jane@example.com` are one user (each e-mail field says so, and its `pattern` admits the white space). ' +
     "Each owner's users are its own: to another owner they do not exist. Throttled requests get `429`; " +
     "any failure not listed gets `500` with the operation's failure message.",
+  '',
+  'Every response example answers a request example of the same name, except where the request breaks the request schema ' +
+    '(the `400` and `413` examples): the request is then given on the response example, in its description and as `x-request-body`. ' +
+    'The answers to unknown paths and methods belong to no operation; they are under `x-routing-responses`.',
 ].join('\n');
 
-/** The routing answers that belong to no operation, for reference. */
+/**
+ * The routing answers, which belong to no operation: a root extension, since an OpenAPI
+ * component that no operation refers to is dead weight to the tools that read the document.
+ */
 function routingResponses(): JsonObject {
   const message = (text: string) => ({ type: 'object', required: ['message'], properties: { message: { type: 'string', const: text } } });
   return {
@@ -543,9 +600,9 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
           additionalProperties: false,
         },
       },
-      responses: routingResponses(),
       ...idempotencyComponents(),
     },
+    'x-routing-responses': routingResponses(),
   };
 }
 

@@ -42,7 +42,7 @@ export interface OperationInput<Body> {
 
 export interface OperationSpec<Body> {
   readonly name: keyof typeof schemas;
-  /** SPEC.md's failure message, answered with 500 for anything unexpected. */
+  /** The operation's failure message (docs/api-contract.md), answered with 500 for anything unexpected. */
   readonly failureMessage: string;
   readonly run: (input: OperationInput<Body>) => Promise<APIGatewayProxyResult>;
 }

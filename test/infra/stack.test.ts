@@ -378,7 +378,7 @@ describe('outputs', () => {
     return outputs[name]?.Value['Fn::Join'][1];
   };
 
-  it('ApiUrl is the stage URL + /v1; BaseUrl is the stage URL (SPEC base_url)', () => {
+  it('ApiUrl is the stage URL + /v1; BaseUrl is the stage URL (the API base_url)', () => {
     const stageRef = { Ref: logicalId(prod.stack, prod.stack.api.api.deploymentStage) };
     const prefix = [
       'https://',

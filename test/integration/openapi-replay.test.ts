@@ -20,7 +20,7 @@ import { userKey } from '../../functions/shared/table-layout';
 import { injectFault } from '../support/faults';
 import { newOwner, startLocalServer } from '../support/local';
 
-type Example = { summary: string; value: unknown };
+type Example = { summary: string; value: unknown; 'x-request-body'?: unknown };
 type Examples = Record<string, Example>;
 interface Document {
   paths: Record<
@@ -32,7 +32,7 @@ interface Document {
       };
     }
   >;
-  components: { responses: Record<string, { headers?: Record<string, unknown>; content: { 'application/json': { example: unknown } } }> };
+  'x-routing-responses': Record<string, { headers?: Record<string, unknown>; content: { 'application/json': { example: unknown } } }>;
 }
 
 /** What a request example cannot show by itself: the state it needs, its headers, its size. */
@@ -96,7 +96,11 @@ describe('GET /openapi.json', () => {
   });
 });
 
-/** Every (operation, status, example) of the committed document, in document order. */
+/**
+ * Every (operation, status, example) of the committed document, in document order. The request is
+ * the request example of the same name, or the response example's own `x-request-body` when the
+ * request breaks the request schema.
+ */
 function documentedExamples() {
   const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as Document;
   return Object.entries(document.paths).flatMap(([path, { post }]) =>
@@ -105,7 +109,7 @@ function documentedExamples() {
         path,
         status: Number(status),
         name,
-        request: post.requestBody.content['application/json'].examples[name]!.value,
+        request: example['x-request-body'] ?? post.requestBody.content['application/json'].examples[name]!.value,
         response: example.value,
       })),
     ),
@@ -194,7 +198,7 @@ describe('every documented example, replayed against the local server', () => {
 
   it('replays the routing answers: NotFound and MethodNotAllowed', async () => {
     const document = JSON.parse(served.text) as Document;
-    const { NotFound, MethodNotAllowed } = document.components.responses;
+    const { NotFound, MethodNotAllowed } = document['x-routing-responses'];
     const notFound = await fetch(`${server.baseUrl}/v1/unknownOperation`, { method: 'POST', body: '{}' });
     expect([notFound.status, await notFound.json()]).toEqual([404, NotFound!.content['application/json'].example]);
     const wrongMethod = await fetch(`${server.baseUrl}/v1/createUser`, { method: 'GET' });
