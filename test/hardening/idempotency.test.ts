@@ -8,8 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { handler as createUserHandler } from '../../functions/createUser/handler';
-import { keySecrets, RECORD_LIFETIME_SECONDS } from '../../functions/shared/idempotency';
+import { handler as deleteUserHandler } from '../../functions/deleteUser/handler';
+import { isWellFormedIdempotencyKey, keySecrets, RECORD_LIFETIME_SECONDS } from '../../functions/shared/idempotency';
 import { MESSAGES } from '../../functions/shared/messages';
 import { dependencies } from '../../functions/shared/pipeline';
 import { idempotencyRecordKey } from '../../functions/shared/table-layout';
@@ -69,7 +71,7 @@ describe('concurrent duplicates', () => {
     // Once the first has finished, every retry gets the recorded answer.
     const late = await keyed('/v1/createUser', { user_email: email }, key);
     expect([late.status, late.text, replayed(late)]).toEqual([200, ok[0]!.text, true]);
-  });
+  }, 30_000);
 
   it('while the first request is still running: 409 for the same request, 422 for another; then the recorded answer', async () => {
     const key = randomUUID();
@@ -268,6 +270,36 @@ describe('what a record holds', () => {
     expect(() => keySecrets(randomUUID(), key).open(sealed, fingerprint)).toThrow();
     expect(keySecrets(randomUUID(), key).fingerprint('createUser', body)).not.toBe(fingerprint);
   });
+});
+
+describe('hostile Idempotency-Key values (property-based, handler called as Lambda would)', () => {
+  it('any value: 400 with the contract message when malformed, else the operation answers; never a 500', async () => {
+    const anyChar = fc.oneof(
+      fc.constantFrom(' ', '\t', '\u007f', '\u0000', 'é', '\u2028', '😀', '"', '\\'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+    );
+    const value = fc.oneof(
+      fc.string({ unit: anyChar, maxLength: 300 }),
+      fc.string({ unit: 'grapheme-ascii', minLength: 14, maxLength: 18 }),
+      fc.string({ unit: 'grapheme-ascii', minLength: 253, maxLength: 257 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(value, async (key) => {
+        const event = proxyEvent({
+          path: '/v1/deleteUser',
+          headers: { 'Content-Type': 'application/json', 'X-API-Key': owner.apiKey, 'Idempotency-Key': key },
+          body: JSON.stringify({ user_email: uniqueEmail('hostile-key') }),
+        });
+        const response = await deleteUserHandler(event, lambdaContext('deleteUser'));
+        const expected = isWellFormedIdempotencyKey(key)
+          ? [404, { message: MESSAGES.userNotFound }]
+          : [400, { message: MESSAGES.idempotencyKeyInvalid }];
+        expect([response.statusCode, JSON.parse(response.body)]).toEqual(expected);
+      }),
+      { numRuns: 150 },
+    );
+  }, 60_000);
 });
 
 describe('two Idempotency-Key headers', () => {
