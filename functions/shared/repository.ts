@@ -13,7 +13,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DocumentClient } from './dynamodb';
 import type { ApiKeyRecord, OwnerRecord, OwnerStore } from './owners';
 import type { OperationName } from './schemas';
-import { API_KEY_PK_PREFIX, apiKeyKey, OWNERS_TABLE, ownerKey, PROFILE_SK, userKey, userPk } from './table-layout';
+import { API_KEY_PK_PREFIX, apiKeyKey, KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE, ownerKey, PROFILE_SK, userKey, userPk } from './table-layout';
 import type { Refusal, UserItems, UserRecord, UserStore } from './users';
 
 const BATCH_SIZE = 25;
@@ -276,8 +276,9 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
           new UpdateCommand({
             TableName: Owners,
             Key: apiKeyKey(digest),
-            UpdateExpression: 'SET last_used_at = :hour',
-            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at < :hour)',
+            UpdateExpression: 'SET #used = :hour',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#used) OR #used < :hour)',
+            ExpressionAttributeNames: { '#used': KEY_LAST_USED_ATTRIBUTE },
             ExpressionAttributeValues: { ':hour': hour },
           }),
         );
@@ -301,7 +302,7 @@ const toApiKey = (item: Record<string, unknown>): ApiKeyRecord => ({
   // Items written before keys had scopes carry neither attribute: every operation, no expiry.
   ...(Array.isArray(item.operations) && { operations: item.operations as OperationName[] }),
   ...(item.expires_at !== undefined && { expiresAt: String(item.expires_at) }),
-  ...(typeof item.last_used_at === 'string' && { lastUsedAt: item.last_used_at }),
+  ...(typeof item[KEY_LAST_USED_ATTRIBUTE] === 'string' && { lastUsedAt: item[KEY_LAST_USED_ATTRIBUTE] }),
 });
 
 const fromApiKey = (key: ApiKeyRecord) => ({

@@ -33,6 +33,8 @@ afterAll(async () => server.close());
 
 const unauthorized = [401, { message: MESSAGES.unauthorized }];
 const HOUR = 3_600_000;
+// Shared cores: a test of a few hundred requests may take seconds.
+jest.setTimeout(30_000);
 
 /** Fakes Date only: the key cache, expiry and last-use hour read Date.now(); I/O and timers run for real. */
 const fakeDate = (at: number) => {
@@ -244,7 +246,7 @@ describe('last_used_at', () => {
     } finally {
       observer.remove();
     }
-  });
+  }, 60_000);
 
   it('a function that finds the current hour already recorded (by another function) sends nothing', async () => {
     const { api, digest } = await keyFor();
@@ -286,6 +288,27 @@ describe('last_used_at', () => {
       observer.remove();
     }
     expect((await storedKey(digest))?.last_used_at).toBe(hourOf(Date.now()));
+  });
+
+  it("names only the key and last_used_at and asks for nothing back: what the functions' IAM condition allows", async () => {
+    const { digest } = await keyFor();
+    const requests = await requestsDuring(() => repository.recordKeyUse(digest, hourOf(Date.now())));
+    const [update] = requests as (Sent & {
+      ConditionExpression: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ReturnValues?: string;
+    })[];
+    expect(requests).toHaveLength(1);
+    const names = new Set([
+      ...Object.keys(update!.Key ?? {}),
+      ...Object.values(update!.ExpressionAttributeNames ?? {}),
+      // Names written out in the expressions: what is left once functions, keywords and placeholders are gone.
+      ...`${update!.UpdateExpression} ${update!.ConditionExpression}`
+        .replace(/attribute_(not_)?exists|\b(SET|AND|OR|NOT)\b|[#:]\w+/g, ' ')
+        .match(/[A-Za-z_]\w*/g)!,
+    ]);
+    expect([...names].sort()).toEqual(['last_used_at', 'pk']);
+    expect(update!.ReturnValues ?? 'NONE').toBe('NONE');
   });
 
   it('a failing update does not fail, or change, the request that caused it', async () => {
