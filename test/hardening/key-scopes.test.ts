@@ -211,6 +211,45 @@ describe('keys without options', () => {
   });
 });
 
+describe('DynamoDB calls per request on a warm function', () => {
+  /** The DynamoDB operation and table of a request body. */
+  const callOf = (body: Sent & Record<string, unknown>) => {
+    const table = body.TableName === config.usersTableName ? 'users' : body.TableName === config.ownersTableName ? 'owners' : '?';
+    const operation =
+      'Item' in body
+        ? 'PutItem'
+        : body.UpdateExpression !== undefined
+          ? 'UpdateItem'
+          : 'KeyConditionExpression' in body
+            ? 'Query'
+            : 'RequestItems' in body
+              ? 'BatchWriteItem'
+              : 'ConditionExpression' in body
+                ? 'DeleteItem'
+                : 'GetItem';
+    return `${operation} ${table}`;
+  };
+
+  it("a scoped, expiring key adds no call to the operation's own: create 1, reset 1, delete 2", async () => {
+    const { api, digest } = await keyFor({
+      operations: ['createUser', 'resetUserPassword', 'deleteUser'],
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    // Warm each operation's key cache, and let the hour's last-use write land.
+    expect((await api('/v1/createUser', { user_email: uniqueEmail('warm') })).status).toBe(200);
+    expect((await api('/v1/resetUserPassword', { user_email: uniqueEmail('absent'), new_password: 'a new password' })).status).toBe(404);
+    expect((await api('/v1/deleteUser', { user_email: uniqueEmail('absent') })).status).toBe(404);
+    await until(async () => (await storedKey(digest))?.last_used_at !== undefined, 'last_used_at');
+
+    const email = uniqueEmail('calls');
+    const calls = async (path: string, body: object) =>
+      (await requestsDuring(() => api(path, body))).map((request) => callOf(request as Sent & Record<string, unknown>));
+    expect(await calls('/v1/createUser', { user_email: email })).toEqual(['PutItem users']);
+    expect(await calls('/v1/resetUserPassword', { user_email: email, new_password: 'another password' })).toEqual(['UpdateItem users']);
+    expect(await calls('/v1/deleteUser', { user_email: email })).toEqual(['Query users', 'DeleteItem users']);
+  });
+});
+
 describe('last_used_at', () => {
   const updateItemsOf = (bodies: string[], digest: string) =>
     aboutKey(
