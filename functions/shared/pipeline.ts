@@ -9,6 +9,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type Config, readConfig } from './config';
 import { createDocumentClient } from './dynamodb';
+import { keyUseRecorder } from './key-use';
 import { logger } from './logger';
 import { accessLog } from './middleware/access-log';
 import { type AuthenticatedContext, apiKeyAuth } from './middleware/api-key-auth';
@@ -24,7 +25,8 @@ const config = readConfig();
 const client = createDocumentClient({ endpoint: config.dynamodbEndpoint });
 const repository = createRepository(client, config);
 const schemas = operationSchemas(config.passwordPolicy);
-const auth = apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs });
+// One per process, shared by the operations it serves: last_used_at is written once an hour per key.
+const recordKeyUse = keyUseRecorder(repository);
 
 /** The process's shared dependencies; tests reach the client through this to inject storage faults. */
 export const dependencies = { client, repository, config };
@@ -55,7 +57,8 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
     .use(accessLog(spec.name))
     .use(shapeErrors(spec.failureMessage))
     .use(httpHeaderNormalizer())
-    .use(auth)
+    // A key cache per operation, as each deployed function has its own; the key's operations are checked against spec.name.
+    .use(apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))
     .use(parseBody())
     .use(validateBody(schemas[spec.name]))
     .handler((event, context) => spec.run({ body: event.body as Body, owner: context.owner, repository, config }));
