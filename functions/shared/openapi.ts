@@ -122,8 +122,8 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
       {
         name: 'apiKeyInvalid',
         status: 401,
-        summary: 'X-API-Key missing, empty, unknown or revoked',
-        given: 'Sent without a valid `X-API-Key`. The key is checked before the body is looked at.',
+        summary: 'X-API-Key missing, empty, unknown, revoked, expired, or limited to other operations',
+        given: 'Sent without a valid `X-API-Key` for this operation. The key is checked before the body is looked at.',
         request: op.validBody,
         response: message(MESSAGES.unauthorized),
       },
@@ -508,7 +508,7 @@ const INTRODUCTION = [
   '',
   '1. Route: only the three `POST` operations below exist. Any other path: `404 {"message":"Not Found"}`. ' +
     'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
-  "2. API key, before the body is looked at: `401` for a missing, empty, unknown or revoked key; `403` when the key's owner account is gone. " +
+  "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone. " +
     'Then the optional `Idempotency-Key` header: `400` when it is present and malformed.',
   '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when it is not a JSON object.',
   "4. The operation's JSON Schema: a `400` whose message is that of the first row of the operation's table that applies (the order of the examples).",

@@ -10,6 +10,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type Config, readConfig } from './config';
 import { createDocumentClient } from './dynamodb';
+import { keyUseRecorder } from './key-use';
 import { logger } from './logger';
 import { accessLog } from './middleware/access-log';
 import { apiKeyAuth } from './middleware/api-key-auth';
@@ -27,7 +28,8 @@ const client = createDocumentClient({ endpoint: config.dynamodbEndpoint });
 const repository = createRepository(client, config);
 const idempotencyStore = createIdempotencyStore(client, config.idempotencyTableName);
 const schemas = operationSchemas(config.passwordPolicy);
-const auth = apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs });
+// One per process, shared by the operations it serves: last_used_at is written once an hour per key.
+const recordKeyUse = keyUseRecorder(repository);
 
 /** The process's shared dependencies; tests reach the client through this to inject storage faults. */
 export const dependencies = { client, repository, idempotencyStore, config };
@@ -59,7 +61,8 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
     .use(accessLog(spec.name))
     .use(shapeErrors(spec.failureMessage))
     .use(httpHeaderNormalizer())
-    .use(auth)
+    // A key cache per operation, as each deployed function has its own; the key's operations are checked against spec.name.
+    .use(apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))
     .use(idempotent.keyShape)
     .use(parseBody())
     .use(validateBody(schemas[spec.name]))

@@ -13,11 +13,13 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DocumentClient } from './dynamodb';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './idempotency';
 import type { ApiKeyRecord, OwnerRecord, OwnerStore } from './owners';
+import type { OperationName } from './schemas';
 import {
   API_KEY_PK_PREFIX,
   apiKeyKey,
   IDEMPOTENCY_TABLE,
   idempotencyRecordKey,
+  KEY_LAST_USED_ATTRIBUTE,
   OWNERS_TABLE,
   ownerKey,
   PROFILE_SK,
@@ -274,6 +276,28 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
         }),
       );
     },
+
+    /**
+     * One conditional UpdateItem that only ever moves last_used_at forward to `hour`: when the
+     * stored hour is current (another function wrote it) or the key is gone, nothing is written.
+     * It touches no attribute but last_used_at, which the functions' IAM policy enforces.
+     */
+    async recordKeyUse(digest: string, hour: string): Promise<void> {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: Owners,
+            Key: apiKeyKey(digest),
+            UpdateExpression: 'SET #used = :hour',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#used) OR #used < :hour)',
+            ExpressionAttributeNames: { '#used': KEY_LAST_USED_ATTRIBUTE },
+            ExpressionAttributeValues: { ':hour': hour },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
   };
 }
 
@@ -384,6 +408,10 @@ const toApiKey = (item: Record<string, unknown>): ApiKeyRecord => ({
   ownerEmail: item.owner_email as string,
   createdAt: item.created_at as string,
   ...(typeof item.revoked_at === 'string' && { revokedAt: item.revoked_at }),
+  // Items written before keys had scopes carry neither attribute: every operation, no expiry.
+  ...(Array.isArray(item.operations) && { operations: item.operations as OperationName[] }),
+  ...(item.expires_at !== undefined && { expiresAt: String(item.expires_at) }),
+  ...(typeof item[KEY_LAST_USED_ATTRIBUTE] === 'string' && { lastUsedAt: item[KEY_LAST_USED_ATTRIBUTE] }),
 });
 
 const fromApiKey = (key: ApiKeyRecord) => ({
@@ -392,4 +420,6 @@ const fromApiKey = (key: ApiKeyRecord) => ({
   owner_id: key.ownerId,
   owner_email: key.ownerEmail,
   created_at: key.createdAt,
+  ...(key.operations && { operations: [...key.operations] }),
+  ...(key.expiresAt !== undefined && { expires_at: key.expiresAt }),
 });

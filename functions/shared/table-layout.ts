@@ -74,5 +74,11 @@ export const API_KEY_PK_PREFIX = 'KEY#';
 /** Primary key of an API key item (the key itself is never stored). */
 export const apiKeyKey = (digest: string) => ({ pk: `${API_KEY_PK_PREFIX}${digest}` });
 
+/**
+ * The one attribute of a key item the functions write: the hour of its last use. The functions'
+ * IAM policy allows an UpdateItem on the owners table to touch this attribute and no other.
+ */
+export const KEY_LAST_USED_ATTRIBUTE = 'last_used_at';
+
 /** Primary key of an owner record. */
 export const ownerKey = (ownerEmail: string) => ({ pk: `OWNER#${ownerEmail}` });

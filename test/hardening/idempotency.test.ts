@@ -320,9 +320,14 @@ describe('two Idempotency-Key headers', () => {
 });
 
 describe('DynamoDB calls per case (warm API-key cache)', () => {
-  /** Calls made while `fn` runs, by DynamoDB operation. */
+  /**
+   * Calls made while `fn` runs, by DynamoDB operation. The hourly write of the API key's last use
+   * (an UpdateItem on the owners table, not awaited by any request) is left out: it belongs to
+   * whichever request first uses the key in an hour, which here is the warm-up.
+   */
+  const keyUse = (operation: string, table: string | undefined) => operation === 'UpdateItem' && table === config.ownersTableName;
   async function callsOf(fn: () => Promise<unknown>): Promise<Record<string, number>> {
-    const counter = countCalls(client);
+    const counter = countCalls(client, keyUse);
     try {
       await fn();
     } finally {
@@ -378,7 +383,7 @@ describe('DynamoDB calls per case (warm API-key cache)', () => {
 
   it('with the header, after a 500: the claim, the failed call, and the claim dropped', async () => {
     // The counter goes on first, so it also sees the attempt the fault then answers.
-    const counter = countCalls(client);
+    const counter = countCalls(client, keyUse);
     const fault = injectFault(client, { operation: 'PutItem', table: config.usersTableName, kind: 'rejected', times: 1 });
     try {
       const response = await keyed('/v1/createUser', { user_email: uniqueEmail('calls-500') }, randomUUID());

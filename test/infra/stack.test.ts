@@ -152,33 +152,46 @@ describe('least privilege', () => {
     deleteUser: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query'],
   };
 
-  it.each(OPERATIONS)('%s: its own log group, GetItem on owners, exactly its actions on users and on idempotency records', (operation) => {
-    const { template, stack } = prod;
-    const fn = stack.functions[operation];
-    const tableArn = (table: typeof stack.tables.users) => ({ 'Fn::GetAtt': [logicalId(stack, table), 'Arn'] });
-    const statements = statementsOfRole(template, logicalId(stack, fn.role));
-    expect(statements).toHaveLength(4);
-    expect(statements).toEqual(
-      expect.arrayContaining([
-        {
-          Effect: 'Allow',
-          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          Resource: { 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] },
-        },
-        { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: tableArn(stack.tables.owners) },
-        { Effect: 'Allow', Action: expected[operation], Resource: tableArn(stack.tables.users) },
-        // Claim a key, record the response, drop the claim after a 500; never read, scan or query it.
-        {
-          Effect: 'Allow',
-          Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-          Resource: tableArn(stack.tables.idempotency),
-        },
-      ]),
-    );
-    const role = resourcesOf(template)[logicalId(stack, fn.role)];
-    expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
-    expect(role?.Properties?.Policies).toBeUndefined();
-  });
+  it.each(OPERATIONS)(
+    '%s: its own log group, GetItem on owners, UpdateItem of last_used_at only, exactly its actions on users and on idempotency records',
+    (operation) => {
+      const { template, stack } = prod;
+      const fn = stack.functions[operation];
+      const tableArn = (table: typeof stack.tables.users) => ({ 'Fn::GetAtt': [logicalId(stack, table), 'Arn'] });
+      const statements = statementsOfRole(template, logicalId(stack, fn.role));
+      expect(statements).toHaveLength(5);
+      expect(statements).toEqual(
+        expect.arrayContaining([
+          {
+            Effect: 'Allow',
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Resource: { 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] },
+          },
+          { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: tableArn(stack.tables.owners) },
+          // The key's last use: an UpdateItem that may name the key and last_used_at only, and returns nothing.
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:UpdateItem'],
+            Resource: tableArn(stack.tables.owners),
+            Condition: {
+              'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'last_used_at'] },
+              StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+            },
+          },
+          { Effect: 'Allow', Action: expected[operation], Resource: tableArn(stack.tables.users) },
+          // Claim a key, record the response, drop the claim after a 500; never read, scan or query it.
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Resource: tableArn(stack.tables.idempotency),
+          },
+        ]),
+      );
+      const role = resourcesOf(template)[logicalId(stack, fn.role)];
+      expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
+      expect(role?.Properties?.Policies).toBeUndefined();
+    },
+  );
 
   it('no statement anywhere allows a wildcard action', () => {
     const actions = Object.values(resourcesOf(prod.template))

@@ -186,14 +186,21 @@ export function holdRequests(
   return { arrived, release, remove: () => void client.middlewareStack.remove(name) };
 }
 
-/** Counts the client's DynamoDB calls by operation (every attempt), until `remove()`. */
-export function countCalls(client: DocumentClient): { readonly counts: Map<string, number>; remove(): void } {
+/**
+ * Counts the client's DynamoDB calls by operation (every attempt), until `remove()`; calls for
+ * which `ignore(operation, table)` is true are left out.
+ */
+export function countCalls(
+  client: DocumentClient,
+  ignore: (operation: string, table: string | undefined) => boolean = () => false,
+): { readonly counts: Map<string, number>; remove(): void } {
   const name = `hardening-counter-${++sequence}`;
   const counts = new Map<string, number>();
   const middleware = (next: Next) => async (args: { request: unknown }) => {
-    const target = (args.request as Request).headers['x-amz-target'] ?? 'unknown';
-    const operation = target.replace('DynamoDB_20120810.', '');
-    counts.set(operation, (counts.get(operation) ?? 0) + 1);
+    const request = args.request as Request;
+    const operation = (request.headers['x-amz-target'] ?? 'unknown').replace('DynamoDB_20120810.', '');
+    const table = (JSON.parse(bodyText(request.body)) as { TableName?: string }).TableName;
+    if (!ignore(operation, table)) counts.set(operation, (counts.get(operation) ?? 0) + 1);
     return next(args);
   };
   client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
