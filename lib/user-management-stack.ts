@@ -78,6 +78,7 @@ export class UserManagementStack extends Stack {
     const environment = {
       USERS_TABLE_NAME: this.tables.users.tableName,
       OWNERS_TABLE_NAME: this.tables.owners.tableName,
+      IDEMPOTENCY_TABLE_NAME: this.tables.idempotency.tableName,
       PASSWORD_MIN_LENGTH: String(config.passwordMinLength),
       PASSWORD_MAX_LENGTH: String(config.passwordMaxLength),
       API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlSeconds),
@@ -102,6 +103,8 @@ export class UserManagementStack extends Stack {
       // And records the key's last use, hourly: last_used_at and nothing else of the key's item.
       fn.allowUpdateOf(this.tables.owners, [OWNERS_TABLE.partitionKey.name], [KEY_LAST_USED_ATTRIBUTE]);
       fn.allow(this.tables.users, 'GetItem', ...settings.usersActions);
+      // Idempotency-Key: claim (conditional put), record the response (update), drop the claim after a 500 (delete).
+      fn.allow(this.tables.idempotency, 'PutItem', 'UpdateItem', 'DeleteItem');
       functions[operation] = fn;
     }
     this.functions = functions;

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from './config';
 import { MESSAGES } from './messages';
 import { MAX_BODY_BYTES } from './middleware/parse-body';
+import { REPLAYED_HEADER } from './responses';
 import { operationSchemas, type Row } from './schemas';
 
 /** Where `npm run openapi` writes the document. */
@@ -289,13 +290,93 @@ export function casesOf(name: OperationName, policy: PasswordPolicy = DEFAULT_PA
   const op = OPERATIONS[name];
   const shared = sharedCases(op);
   const own = operationCases(name);
+  const idempotent = idempotencyCases(own.success);
+  const [apiKeyInvalid, ownerGone, ...bodyChecks] = shared.before;
   return [
     own.success,
-    ...shared.before,
+    idempotent.replayed,
+    apiKeyInvalid!,
+    ownerGone!,
+    idempotent.keyInvalid,
+    ...bodyChecks,
     ...validationCases(op, operationSchemas(policy)[name].rows, policy),
+    ...idempotent.lookUp,
     ...own.refusals,
     ...shared.after,
   ];
+}
+
+/** The example Idempotency-Key: a UUID, as callers are advised to send. */
+export const EXAMPLE_IDEMPOTENCY_KEY = '5f0c6b9e-2d4a-4c1e-9b7a-3e8f1d2c6a40';
+
+/**
+ * The Idempotency-Key cases: its shape (after the API key, before the body), the look-up's two
+ * refusals (after validation, before the operation), and a replay of the operation's success.
+ */
+function idempotencyCases(success: Case): { replayed: Case; keyInvalid: Case; lookUp: Case[] } {
+  const sentWith = `Sent with \`Idempotency-Key: ${EXAMPLE_IDEMPOTENCY_KEY}\``;
+  return {
+    replayed: {
+      ...success,
+      name: 'replayed',
+      summary: `The same request again with the same Idempotency-Key within 24 hours: the recorded response, with \`${REPLAYED_HEADER}: true\``,
+      given: `${sentWith} a second time; the first request with it was answered this.`,
+    },
+    keyInvalid: {
+      name: 'idempotencyKeyInvalid',
+      status: 400,
+      summary: 'Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body)',
+      given: 'Sent with `Idempotency-Key: too-short`.',
+      request: success.request,
+      response: { message: MESSAGES.idempotencyKeyInvalid },
+    },
+    lookUp: [
+      {
+        name: 'idempotencyKeyReused',
+        status: 422,
+        summary: 'The Idempotency-Key was already used, within 24 hours, with another operation or another body',
+        given: `${sentWith}, which an earlier request with another body used.`,
+        request: success.request,
+        response: { message: MESSAGES.idempotencyKeyReused },
+      },
+      {
+        name: 'idempotencyInProgress',
+        status: 409,
+        summary: 'The first request with this Idempotency-Key is still running',
+        given: `${sentWith} while the first request with it is still running.`,
+        request: success.request,
+        response: { message: MESSAGES.idempotencyInProgress },
+      },
+    ],
+  };
+}
+
+/** The Idempotency-Key request header and the response header that marks a replay. */
+function idempotencyComponents(): { parameters: JsonObject; headers: JsonObject } {
+  return {
+    parameters: {
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. ' +
+          'The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. ' +
+          'The same request again with the key (same operation, same body as parsed) gets the recorded status and body, ' +
+          `with \`${REPLAYED_HEADER}: true\`, without running again; for a create this includes the password, a generated one too. ` +
+          'The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key.',
+        schema: { type: 'string', minLength: 16, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+        example: EXAMPLE_IDEMPOTENCY_KEY,
+      },
+    },
+    headers: {
+      IdempotentReplayed: {
+        description:
+          'Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key.',
+        schema: { type: 'string', const: 'true' },
+      },
+    },
+  };
 }
 
 const ref = (schema: string) => ({ $ref: `#/components/schemas/${schema}` });
@@ -380,11 +461,15 @@ function operationObject(name: OperationName, policy: PasswordPolicy): JsonObjec
   const op = OPERATIONS[name];
   const cases = casesOf(name, policy);
   const statuses = [...new Set(cases.map((c) => c.status))].sort((a, b) => a - b);
+  // The operation's own answers are the ones an Idempotency-Key records and replays.
+  const { success, refusals } = operationCases(name);
+  const recordable = new Set([success, ...refusals].map((c) => c.status));
   const responses: JsonObject = {};
   for (const status of statuses) {
     const own = cases.filter((c) => c.status === status);
     responses[String(status)] = {
       description: status === 200 ? `${own[0]!.summary}.` : listCases(own),
+      ...(recordable.has(status) && { headers: { [REPLAYED_HEADER]: { $ref: '#/components/headers/IdempotentReplayed' } } }),
       content: {
         'application/json': {
           schema: ref(status === 200 && name === 'createUser' ? 'CreatedUser' : 'Message'),
@@ -398,6 +483,7 @@ function operationObject(name: OperationName, policy: PasswordPolicy): JsonObjec
     tags: ['User Management'],
     summary: op.summary,
     description: op.description,
+    parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
     requestBody: {
       required: true,
       content: {
@@ -422,10 +508,12 @@ const INTRODUCTION = [
   '',
   '1. Route: only the three `POST` operations below exist. Any other path: `404 {"message":"Not Found"}`. ' +
     'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
-  "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone.",
+  "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone. " +
+    'Then the optional `Idempotency-Key` header: `400` when it is present and malformed.',
   '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when it is not a JSON object.',
   "4. The operation's JSON Schema: a `400` whose message is that of the first row of the operation's table that applies (the order of the examples).",
-  '5. The operation itself.',
+  '5. With an `Idempotency-Key`, its look-up: a recorded response is replayed, or the key is refused (`422`, `409`).',
+  '6. The operation itself.',
   '',
   'E-mail addresses are trimmed and lower-cased before they are checked, stored or looked up: ' +
     '` Jane@Example.com` and `jane@example.com` are one user (each e-mail field says so, and its `pattern` admits the white space). ' +
@@ -512,6 +600,7 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
           additionalProperties: false,
         },
       },
+      ...idempotencyComponents(),
     },
     'x-routing-responses': routingResponses(),
   };

@@ -13,6 +13,8 @@ export interface TableLayout {
     readonly partitionKey: KeyAttribute;
     readonly sortKey?: KeyAttribute;
   }[];
+  /** A number attribute holding an epoch second after which DynamoDB's TTL deletes the item. */
+  readonly timeToLiveAttribute?: string;
 }
 
 /**
@@ -42,6 +44,20 @@ export const OWNERS_TABLE: TableLayout = {
     { indexName: 'by-key-id', partitionKey: { name: 'key_id', type: 'S' } },
   ],
 };
+
+/**
+ * Idempotency records, one per owner and Idempotency-Key. The key itself is never stored: an
+ * item is addressed by the owner and a SHA-256 digest of the key. DynamoDB's TTL removes an item
+ * some time after `expires_at`; the service treats an expired item as absent meanwhile.
+ */
+export const IDEMPOTENCY_TABLE: TableLayout = {
+  partitionKey: { name: 'pk', type: 'S' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'expires_at',
+};
+
+/** Primary key of an idempotency record: the owner's tool, then the digest of its key. */
+export const idempotencyRecordKey = (ownerId: string, keyDigest: string) => ({ pk: `${ownerId}#${keyDigest}` });
 
 /** Sort key of a user's profile item; every other item in the collection is associated data. */
 export const PROFILE_SK = 'PROFILE';

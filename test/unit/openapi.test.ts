@@ -110,14 +110,14 @@ describe('the document against the pipeline', () => {
     }
   });
 
-  it("gives one 400 example per contract row, in the rows' order, after the body checks", () => {
+  it("gives one 400 example per contract row, in the rows' order, after the Idempotency-Key and body checks", () => {
     const schemas = operationSchemas(DEFAULT_PASSWORD_POLICY);
     for (const [name, rows] of Object.entries(schemas).map(([n, s]) => [n, s.rows] as const)) {
       const examples = document.paths[`/v1/${name}`]!.post.responses['400']!.content['application/json'].examples;
       const messages = Object.values(examples).map((e) => (e.value as { message: string }).message);
-      expect(messages).toHaveLength(rows.length + 1);
-      expect(messages[0]).toBe('Request body must be a JSON object.');
-      for (const [i, row] of rows.entries()) expect(messages[i + 1]).toBe(row.message(row.fields === '*' ? 'role' : row.fields[0]!));
+      expect(messages).toHaveLength(rows.length + 2);
+      expect(messages.slice(0, 2)).toEqual(['Idempotency-Key is invalid.', 'Request body must be a JSON object.']);
+      for (const [i, row] of rows.entries()) expect(messages[i + 2]).toBe(row.message(row.fields === '*' ? 'role' : row.fields[0]!));
     }
   });
 });
