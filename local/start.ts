@@ -11,6 +11,7 @@ const DEV_OWNER_EMAIL = 'dev-owner@example.com';
 
 process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
 process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
+process.env.IDEMPOTENCY_TABLE_NAME ??= LOCAL_TABLES.idempotencyTableName;
 process.env.DELETIONS_TABLE_NAME ??= LOCAL_TABLES.deletionsTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
 
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   await ensureTables(endpoint, {
     usersTableName: process.env.USERS_TABLE_NAME!,
     ownersTableName: process.env.OWNERS_TABLE_NAME!,
+    idempotencyTableName: process.env.IDEMPOTENCY_TABLE_NAME!,
     deletionsTableName: process.env.DELETIONS_TABLE_NAME!,
   });
   // Before anything writes, so the development owner's UserCreated is delivered too.

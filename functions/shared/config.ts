@@ -34,6 +34,8 @@ export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 8, maxLength
 export interface Config {
   readonly usersTableName: string;
   readonly ownersTableName: string;
+  /** Where Idempotency-Key records live (24 hours each, DynamoDB TTL). */
+  readonly idempotencyTableName: string;
   /** Set only when talking to DynamoDB Local. */
   readonly dynamodbEndpoint: string | undefined;
   readonly passwordPolicy: PasswordPolicy;
@@ -58,6 +60,7 @@ export function readConfig(): Config {
   return {
     usersTableName: required('USERS_TABLE_NAME'),
     ownersTableName: required('OWNERS_TABLE_NAME'),
+    idempotencyTableName: required('IDEMPOTENCY_TABLE_NAME'),
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     passwordPolicy: readPasswordPolicy(),
     apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', 30, 0) * 1000,

@@ -13,8 +13,22 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { CollectionEraser, Deletion, DeletionLedger } from './deletions';
 import type { DocumentClient } from './dynamodb';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './idempotency';
 import type { ApiKeyRecord, OwnerRecord, OwnerStore } from './owners';
-import { API_KEY_PK_PREFIX, apiKeyKey, DELETIONS_TABLE, OWNERS_TABLE, ownerKey, PROFILE_SK, userKey, userPk } from './table-layout';
+import type { OperationName } from './schemas';
+import {
+  API_KEY_PK_PREFIX,
+  apiKeyKey,
+  DELETIONS_TABLE,
+  IDEMPOTENCY_TABLE,
+  idempotencyRecordKey,
+  KEY_LAST_USED_ATTRIBUTE,
+  OWNERS_TABLE,
+  ownerKey,
+  PROFILE_SK,
+  userKey,
+  userPk,
+} from './table-layout';
 import type { Refusal, UserItems, UserRecord, UserStore } from './users';
 
 const BATCH_SIZE = 25;
@@ -248,8 +262,127 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
         }),
       );
     },
+
+    /**
+     * One conditional UpdateItem that only ever moves last_used_at forward to `hour`: when the
+     * stored hour is current (another function wrote it) or the key is gone, nothing is written.
+     * It touches no attribute but last_used_at, which the functions' IAM policy enforces.
+     */
+    async recordKeyUse(digest: string, hour: string): Promise<void> {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: Owners,
+            Key: apiKeyKey(digest),
+            UpdateExpression: 'SET #used = :hour',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#used) OR #used < :hour)',
+            ExpressionAttributeNames: { '#used': KEY_LAST_USED_ATTRIBUTE },
+            ExpressionAttributeValues: { ':hour': hour },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
   };
 }
+
+/**
+ * The idempotency records, on their own table (the {@link IdempotencyStore} port). Each case is one
+ * call: the claim is a conditional put that hands back the live record it ran into (ALL_OLD), so
+ * a replay, a 409 or a 422 costs that one write and no read.
+ */
+export function createIdempotencyStore(db: DocumentClient, tableName: string): IdempotencyStore {
+  const ttl = IDEMPOTENCY_TABLE.timeToLiveAttribute!;
+  const key = (claim: IdempotencyClaim) => idempotencyRecordKey(claim.ownerId, claim.keyDigest);
+  return {
+    async claimIdempotencyKey(claim, now) {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...key(claim),
+              state: 'in_progress',
+              fingerprint: claim.fingerprint,
+              claim_id: claim.claimId,
+              in_progress_until: claim.inProgressUntil,
+              [ttl]: claim.expiresAt,
+            },
+            // DynamoDB's TTL deletes late (and DynamoDB Local never does): an expired record, or a
+            // claim whose function is past its deadline, is taken over as if absent.
+            ConditionExpression:
+              'attribute_not_exists(pk) OR #ttl <= :nowSeconds OR (#state = :inProgress AND in_progress_until <= :nowMs)',
+            ExpressionAttributeNames: { '#ttl': ttl, '#state': 'state' },
+            ExpressionAttributeValues: {
+              ':nowSeconds': Math.floor(now.getTime() / 1000),
+              ':nowMs': now.getTime(),
+              ':inProgress': 'in_progress',
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { claimed: true };
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException && error.Item) {
+          return { claimed: false, record: toIdempotencyRecord(unmarshall(error.Item as never)) };
+        }
+        throw error;
+      }
+    },
+
+    async completeIdempotencyKey(claim, response) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(claim),
+            UpdateExpression:
+              'SET #state = :completed, status_code = :status, sealed_body = :body, #ttl = :expiresAt REMOVE in_progress_until',
+            ConditionExpression: 'claim_id = :claimId',
+            ExpressionAttributeNames: { '#state': 'state', '#ttl': ttl },
+            ExpressionAttributeValues: {
+              ':completed': 'completed',
+              ':status': response.statusCode,
+              ':body': response.sealedBody,
+              ':expiresAt': response.expiresAt,
+              ':claimId': claim.claimId,
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    async releaseIdempotencyKey(claim) {
+      try {
+        await db.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: key(claim),
+            ConditionExpression: 'claim_id = :claimId',
+            ExpressionAttributeValues: { ':claimId': claim.claimId },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+  };
+}
+
+const toIdempotencyRecord = (item: Record<string, unknown>): IdempotencyRecord =>
+  item.state === 'completed'
+    ? {
+        state: 'completed',
+        fingerprint: item.fingerprint as string,
+        statusCode: item.status_code as number,
+        sealedBody: item.sealed_body as Uint8Array,
+      }
+    : { state: 'in_progress', fingerprint: item.fingerprint as string };
 
 /** The DynamoDB repository: both ports in one object, one client. */
 export type Repository = UserStore & OwnerStore;
@@ -261,6 +394,10 @@ const toApiKey = (item: Record<string, unknown>): ApiKeyRecord => ({
   ownerEmail: item.owner_email as string,
   createdAt: item.created_at as string,
   ...(typeof item.revoked_at === 'string' && { revokedAt: item.revoked_at }),
+  // Items written before keys had scopes carry neither attribute: every operation, no expiry.
+  ...(Array.isArray(item.operations) && { operations: item.operations as OperationName[] }),
+  ...(item.expires_at !== undefined && { expiresAt: String(item.expires_at) }),
+  ...(typeof item[KEY_LAST_USED_ATTRIBUTE] === 'string' && { lastUsedAt: item[KEY_LAST_USED_ATTRIBUTE] }),
 });
 
 const fromApiKey = (key: ApiKeyRecord) => ({
@@ -269,6 +406,8 @@ const fromApiKey = (key: ApiKeyRecord) => ({
   owner_id: key.ownerId,
   owner_email: key.ownerEmail,
   created_at: key.createdAt,
+  ...(key.operations && { operations: [...key.operations] }),
+  ...(key.expiresAt !== undefined && { expires_at: key.expiresAt }),
 });
 
 /** Deletes these items of one item collection, 25 a batch (four in flight), retrying what DynamoDB leaves unprocessed. */

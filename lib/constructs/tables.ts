@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { type AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { DELETIONS_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
+import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
 
 export interface TablesProps {
   /**
@@ -10,7 +10,7 @@ export interface TablesProps {
    */
   readonly retainData?: boolean;
   /**
-   * Point-in-time recovery period of the users and owners tables, in days (1-35).
+   * Point-in-time recovery period of the users, owners and idempotency tables, in days (1-35).
    * @default 35
    */
   readonly recoveryPeriodDays?: number;
@@ -22,10 +22,12 @@ export interface TablesProps {
  */
 export const LEDGER_RECOVERY_PERIOD_DAYS = 1;
 
-/** The users and owners tables and the deletion ledger, built from the one shared table layout. */
+/** The users, owners and idempotency tables and the deletion ledger, built from the one shared table layout. */
 export class Tables extends Construct {
   readonly users: Table;
   readonly owners: Table;
+  /** Idempotency-Key records; DynamoDB's TTL removes them after their 24 hours. */
+  readonly idempotency: Table;
   readonly deletions: Table;
 
   constructor(scope: Construct, id: string, props: TablesProps = {}) {
@@ -34,6 +36,8 @@ export class Tables extends Construct {
     const recoveryPeriodDays = props.recoveryPeriodDays ?? 35;
     this.users = tableFromLayout(this, 'Users', USERS_TABLE, retainData, recoveryPeriodDays);
     this.owners = tableFromLayout(this, 'Owners', OWNERS_TABLE, retainData, recoveryPeriodDays);
+    // Its records are sealed under keys the service never stores; its backups follow the stage's period.
+    this.idempotency = tableFromLayout(this, 'Idempotency', IDEMPOTENCY_TABLE, retainData, recoveryPeriodDays);
     this.deletions = tableFromLayout(this, 'Deletions', DELETIONS_TABLE, retainData, LEDGER_RECOVERY_PERIOD_DAYS);
   }
 }

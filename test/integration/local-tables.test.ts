@@ -7,7 +7,12 @@ import { ensureTables, localClient } from '../../local/dynamodb-local';
 
 const client = localClient(process.env.DYNAMODB_ENDPOINT!);
 const suffix = randomBytes(4).toString('hex');
-const names = { usersTableName: `users-${suffix}`, ownersTableName: `owners-${suffix}`, deletionsTableName: `deletions-${suffix}` };
+const names = {
+  usersTableName: `users-${suffix}`,
+  ownersTableName: `owners-${suffix}`,
+  idempotencyTableName: `idempotency-${suffix}`,
+  deletionsTableName: `deletions-${suffix}`,
+};
 afterAll(async () => {
   for (const name of Object.values(names)) await client.send(new DeleteTableCommand({ TableName: name })).catch(() => undefined);
   client.destroy();

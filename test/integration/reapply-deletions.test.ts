@@ -32,7 +32,9 @@ afterAll(async () => {
   await delivery.stop();
   const raw = localClient(process.env.DYNAMODB_ENDPOINT!);
   await raw.send(new DeleteTableCommand({ TableName: restored })).catch(() => undefined);
-  await raw.send(new DeleteTableCommand({ TableName: `${restored}-owners` })).catch(() => undefined);
+  for (const suffix of ['owners', 'idempotency']) {
+    await raw.send(new DeleteTableCommand({ TableName: `${restored}-${suffix}` })).catch(() => undefined);
+  }
   raw.destroy();
 });
 
@@ -107,7 +109,11 @@ describe('admin reapply-deletions', () => {
 
     // The restore point, and the copy of the table as it was then (a restore makes a new table).
     const restorePoint = new Date().toISOString();
-    await ensureTables(process.env.DYNAMODB_ENDPOINT!, { usersTableName: restored, ownersTableName: `${restored}-owners` });
+    await ensureTables(process.env.DYNAMODB_ENDPOINT!, {
+      usersTableName: restored,
+      ownersTableName: `${restored}-owners`,
+      idempotencyTableName: `${restored}-idempotency`,
+    });
     const snapshot = await itemsOf(LOCAL_TABLES.usersTableName, owner.ownerId);
     for (let i = 0; i < snapshot.length; i += 25) {
       await client.send(

@@ -160,3 +160,49 @@ export function observeRequests(client: DocumentClient): { readonly bodies: stri
   client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
   return { bodies, remove: () => void client.middlewareStack.remove(name) };
 }
+
+/**
+ * Holds the matching requests (not sent yet) until `release()`, so a test can act while an
+ * operation is in flight; `arrived` resolves when the first one is held.
+ */
+export function holdRequests(
+  client: DocumentClient,
+  spec: { operation: DynamoOperation; table?: string },
+): { readonly arrived: Promise<void>; release(): void; remove(): void } {
+  const name = `hardening-hold-${++sequence}`;
+  let arrive!: () => void;
+  let release!: () => void;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const middleware = (next: Next) => async (args: { request: unknown }) => {
+    const request = args.request as Request;
+    if (request.headers['x-amz-target'] !== `DynamoDB_20120810.${spec.operation}`) return next(args);
+    if (spec.table && (JSON.parse(bodyText(request.body)) as { TableName?: string }).TableName !== spec.table) return next(args);
+    arrive();
+    await released;
+    return next(args);
+  };
+  client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
+  return { arrived, release, remove: () => void client.middlewareStack.remove(name) };
+}
+
+/**
+ * Counts the client's DynamoDB calls by operation (every attempt), until `remove()`; calls for
+ * which `ignore(operation, table)` is true are left out.
+ */
+export function countCalls(
+  client: DocumentClient,
+  ignore: (operation: string, table: string | undefined) => boolean = () => false,
+): { readonly counts: Map<string, number>; remove(): void } {
+  const name = `hardening-counter-${++sequence}`;
+  const counts = new Map<string, number>();
+  const middleware = (next: Next) => async (args: { request: unknown }) => {
+    const request = args.request as Request;
+    const operation = (request.headers['x-amz-target'] ?? 'unknown').replace('DynamoDB_20120810.', '');
+    const table = (JSON.parse(bodyText(request.body)) as { TableName?: string }).TableName;
+    if (!ignore(operation, table)) counts.set(operation, (counts.get(operation) ?? 0) + 1);
+    return next(args);
+  };
+  client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
+  return { counts, remove: () => void client.middlewareStack.remove(name) };
+}
