@@ -58,5 +58,5 @@ describe('local event delivery', () => {
     } finally {
       await delivery.stop();
     }
-  }, 30_000);
+  }, 90_000);
 });

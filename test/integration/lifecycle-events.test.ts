@@ -28,6 +28,7 @@ let api: ReturnType<typeof apiClient>;
 const latencies: number[] = [];
 const passwords = new Set<string>();
 
+// Starting the delivery skips the stream's history, which the whole suite's writes make long.
 beforeAll(async () => {
   delivery = await startTestDelivery();
   server = await startLocalServer();

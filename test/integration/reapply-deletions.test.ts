@@ -23,10 +23,11 @@ const restored = `users-restored-${randomBytes(4).toString('hex')}`;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let delivery: Awaited<ReturnType<typeof startTestDelivery>>;
 
+// Starting the delivery skips the stream's history, which the whole suite's writes make long.
 beforeAll(async () => {
   delivery = await startTestDelivery();
   server = await startLocalServer();
-});
+}, 60_000);
 afterAll(async () => {
   await server.close();
   await delivery.stop();
