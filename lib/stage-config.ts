@@ -23,7 +23,7 @@ export interface StageConfig {
   readonly apiKeyCacheTtlSeconds: number;
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
-   * Point-in-time recovery period of the users and owners tables (1-35 days): how far back a
+   * Point-in-time recovery period of the users, owners and idempotency tables (1-35 days): how far back a
    * restore can go, and so how long a deleted user's data survives in backups. The deletion
    * ledger keeps each deletion exactly this long.
    */

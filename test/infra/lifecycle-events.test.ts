@@ -18,7 +18,7 @@ const { prod } = byStage;
 
 const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(element.node.defaultChild as CfnElement);
-const table = (stage: keyof typeof byStage, name: 'users' | 'owners' | 'deletions') => {
+const table = (stage: keyof typeof byStage, name: 'users' | 'owners' | 'idempotency' | 'deletions') => {
   const { stack, template } = byStage[stage];
   return resourcesOf(template)[logicalId(stack, stack.tables[name])]!;
 };
@@ -28,8 +28,8 @@ describe('erasure horizon: point-in-time recovery period per stage', () => {
     ['dev', 1],
     ['staging', 7],
     ['prod', 30],
-  ] as const)('%s: users and owners tables restorable for %i days, the ledger for 1', (stage, days) => {
-    for (const name of ['users', 'owners'] as const) {
+  ] as const)('%s: users, owners and idempotency tables restorable for %i days, the ledger for 1', (stage, days) => {
+    for (const name of ['users', 'owners', 'idempotency'] as const) {
       expect(table(stage, name).Properties?.PointInTimeRecoverySpecification).toEqual({
         PointInTimeRecoveryEnabled: true,
         RecoveryPeriodInDays: days,
