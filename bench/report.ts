@@ -3,6 +3,8 @@
 import type { CpuBreakdown } from './cpu';
 import type { Floor } from './floor';
 import type { DeleteScalingRow } from './in-process';
+import type { MemoryModelRow } from './lambda-memory';
+import type { LambdaCpuResult } from './lambda-process';
 
 type Op = 'createUser' | 'resetUserPassword' | 'deleteUser';
 type Latency = { p50_ms: number; p99_ms: number; per_s: number; requests: number; errors: number };
@@ -25,6 +27,17 @@ export interface BenchReport {
   delete_overhead_ratio: number;
   handler_c1_p50_ms: { createUser: number; resetUserPassword: number };
   handler_over_back_to_back: { createUser: number; resetUserPassword: number };
+  http_over_back_to_back: { createUser: number; resetUserPassword: number };
+  /** Process CPU per request beyond the hash, in the Lambda stand-in process (ms). */
+  non_hash_cpu_ms: Record<Op, number>;
+  cpu_in_process: LambdaCpuResult;
+  /** The local server process's CPU per request beyond the hash, over HTTP at concurrency 1 (ms). */
+  http_non_hash_cpu_ms: Record<Op, number>;
+  http_cpu: Record<Op, { requests: number; cpu_ms: number; hash_cpu_ms: number; non_hash_cpu_ms: number }> & {
+    server_idle_cpu_ms_per_s: number | null;
+  };
+  lambda_memory_model: MemoryModelRow[];
+  lambda_memory_chosen: Record<Op, number>;
   create_per_s: number;
   create_concurrency: number;
   create_vs_hash_limit: number;
@@ -86,12 +99,41 @@ ${table(
 
 - Back to back, with nothing in between, a hash then the PutItem takes ${r.floor.hash_then_put_ms_p50} ms and a hash then the UpdateItem ${r.floor.hash_then_update_ms_p50} ms p50: more than the parts measured apart, because a call made after ~10 ms of waiting on the hash finds DynamoDB Local and the event loop idle and pays to wake them (a PutItem after a 10 ms sleep costs about as much extra). The overhead ratios below divide by the sum of the parts, as issue 6 defines them.
 - The handler alone, called in process as Lambda calls it (whole pipeline, no HTTP), alternating with that bare work: createUser ${r.handler_c1_p50_ms.createUser} ms (${r.handler_over_back_to_back.createUser} × hash-then-put), resetUserPassword ${r.handler_c1_p50_ms.resetUserPassword} ms (${r.handler_over_back_to_back.resetUserPassword} × hash-then-update) p50.
-- createUser over HTTP at concurrency 1: ${r.ops.createUser.c1.p50_ms} ms p50 = **${r.create_overhead_ratio} ×** (hash + PutItem).
-- resetUserPassword: ${r.ops.resetUserPassword.c1.p50_ms} ms p50 = **${r.reset_overhead_ratio} ×** (hash + UpdateItem).
+- createUser over HTTP at concurrency 1: ${r.ops.createUser.c1.p50_ms} ms p50 = **${r.create_overhead_ratio} ×** (hash + PutItem), ${r.http_over_back_to_back.createUser} × hash-then-put.
+- resetUserPassword: ${r.ops.resetUserPassword.c1.p50_ms} ms p50 = **${r.reset_overhead_ratio} ×** (hash + UpdateItem), ${r.http_over_back_to_back.resetUserPassword} × hash-then-update.
 - deleteUser (no associated data): ${r.ops.deleteUser.c1.p50_ms} ms p50 = ${r.delete_overhead_ratio} × (Query + DeleteItem).
 - Pipeline alone (in process, operation replaced by a no-op, minus the bare call): **${r.pipeline_overhead_ms_p50} ms** p50 (${ops
     .map((op) => `${op} ${r.pipeline_overhead_ms_p50_by_op[op]}`)
     .join(', ')}).
+
+## CPU per request beyond the hash
+
+Process CPU per request, read per thread from /proc: the hash is what libuv's pool threads spent (argon2 runs there), the rest is every other thread (main thread: pipeline, SDK, HTTP to DynamoDB, logging, JSON; V8's GC helpers).
+In process: a Lambda stand-in process calls the handlers as Lambda does, warm, one at a time, logging at INFO (${r.cpu_in_process.createUser.requests} requests per phase). Over HTTP: the local server's process at concurrency 1 (DynamoDB Local's JVM and the load generator are other processes); idle, it spends ${r.http_cpu.server_idle_cpu_ms_per_s ?? 'n/a'} ms of CPU per second.
+
+${table(
+  ['phase', 'CPU ms', 'hash CPU ms', 'non-hash CPU ms', 'wall ms p50', 'over HTTP: non-hash CPU ms', 'over HTTP: CPU ms'],
+  (['hash', 'hashThenPut', 'hashThenUpdate', 'createUser', 'resetUserPassword', 'deleteUser'] as const).map((phase) => {
+    const c = r.cpu_in_process[phase];
+    const http = phase in r.http_non_hash_cpu_ms ? r.http_cpu[phase as Op] : undefined;
+    return [phase, c.cpu_ms, c.hash_cpu_ms, c.non_hash_cpu_ms, c.wall_ms_p50, http?.non_hash_cpu_ms ?? '', http?.cpu_ms ?? ''];
+  }),
+)}
+
+\`hash\`, \`hashThenPut\` and \`hashThenUpdate\` are the floor: the binding and the SDK's bare call, no service.
+
+## Lambda memory (arm64, model)
+
+From each operation's measured CPU (one full vCPU at 1,769 MB, a proportional share below, no gain above for one thread) and wait (wall clock minus CPU); list prices as of writing: $0.0000133334 per GB-second, $0.20 per million requests, duration billed per started millisecond. Chosen per function: the lowest latency among the sizes within 5 % of the cheapest (written to lib/lambda-memory.json).
+
+${table(
+  ['memory MB', ...ops.map((op) => `${op} p50 ms`), ...ops.map((op) => `${op} $/million`)],
+  [...new Set(r.lambda_memory_model.map((row) => row.memory_mb))].map((mb) => {
+    const row = (op: Op) => r.lambda_memory_model.find((m) => m.memory_mb === mb && m.operation === op);
+    const mark = (op: Op) => (r.lambda_memory_chosen[op] === mb ? ' (chosen)' : '');
+    return [mb, ...ops.map((op) => `${row(op)?.p50_ms}${mark(op)}`), ...ops.map((op) => row(op)?.usd_per_million ?? '')];
+  }),
+)}
 
 ## Throughput
 
