@@ -28,20 +28,23 @@ import { cpuBetween, threadCpu } from './thread-cpu';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const json = process.argv.includes('--json');
+/** `--quick`: fewer requests of everything (about a third), for a machine too busy for the full run; figures are noisier. */
+const quick = process.argv.includes('--quick');
+const scaled = (n: number) => (quick ? Math.max(2, Math.round(n / 3)) : n);
 const started = performance.now();
 const loadBefore = loadavg()[0]!;
 
 const TABLES = { usersTableName: 'bench-users', ownersTableName: 'bench-owners' };
 /** Concurrencies tried for the saturation run: the best createUser throughput wins. */
-const SATURATION_CONCURRENCIES = [4, 8, 16];
+const SATURATION_CONCURRENCIES = quick ? [4] : [4, 8, 16];
 /** Concurrency 1: rounds of (each floor call FLOOR_PER_ROUND times, then HTTP_PER_ROUND requests of each operation). */
-const C1_ROUNDS = 8;
-const FLOOR_PER_ROUND = 20;
-const HTTP_PER_ROUND = 25;
-const IN_PROCESS_PER_ROUND = 15;
+const C1_ROUNDS = scaled(8);
+const FLOOR_PER_ROUND = scaled(20);
+const HTTP_PER_ROUND = scaled(25);
+const IN_PROCESS_PER_ROUND = scaled(15);
 /** The Lambda stand-in process: rounds of this many requests per phase (hash, floor, each operation). */
-const CPU_ROUNDS = 3;
-const CPU_PER_ROUND = 30;
+const CPU_ROUNDS = quick ? 2 : 3;
+const CPU_PER_ROUND = scaled(30);
 
 /** The whole run is bounded: past this, children are stopped and the bench fails. */
 const DEADLINE_MS = 240_000;
@@ -58,7 +61,7 @@ async function main() {
   const cores = availableParallelism();
 
   progress('bundles: esbuild as the CDK construct builds them, then 10 cold imports each');
-  const bundles = await measureBundles(ROOT);
+  const bundles = await measureBundles(ROOT, scaled(10));
 
   progress('DynamoDB Local: starting (in memory)');
   const dynamodb = await startDynamoDbLocal({ port: await freePort() });
@@ -272,7 +275,8 @@ async function main() {
       ]),
     );
     const memoryChosen = chooseMemory(memoryModelRows) as Record<Op, number>;
-    writeChosenMemory(join(ROOT, 'lib', 'lambda-memory.json'), memoryChosen);
+    // A quick run is too noisy to size the deployed functions by.
+    if (!quick) writeChosenMemory(join(ROOT, 'lib', 'lambda-memory.json'), memoryChosen);
 
     const opsRow = (c1: LoadResult, sat: LoadResult) => ({
       c1: { p50_ms: c1.p50_ms, p99_ms: c1.p99_ms, per_s: c1.per_s, requests: c1.requests, errors: c1.errors },
@@ -291,6 +295,7 @@ async function main() {
         node: process.version,
         cpu: cpus()[0]?.model ?? 'unknown',
         cores,
+        quick,
         duration_s: 0,
         // Other work on the machine skews every figure; the 1-minute load average before and after says how much there was.
         load_average: { before: round(loadBefore, 2), after: 0 },
@@ -368,7 +373,7 @@ async function main() {
     const markdown = renderReport(report);
     writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), markdown);
     process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : markdown);
-    progress(`done in ${report.meta.duration_s} s; bench/RESULTS.md and lib/lambda-memory.json rewritten`);
+    progress(`done in ${report.meta.duration_s} s; bench/RESULTS.md${quick ? '' : ' and lib/lambda-memory.json'} rewritten`);
   } finally {
     server?.kill();
     dynamodb.process.kill();
