@@ -133,7 +133,7 @@ ${table(
 
 ## Lambda memory (arm64, model)
 
-From each operation's measured CPU (one full vCPU at 1,769 MB, a proportional share below, no gain above for one thread) and wait (wall clock minus CPU); list prices as of writing: $0.0000133334 per GB-second, $0.20 per million requests, duration billed per started millisecond. Chosen per function: the lowest latency among the sizes within 5 % of the cheapest (written to lib/lambda-memory.json).
+From each operation's measured CPU (one full vCPU at 1,769 MB, a proportional share below, no gain above for one thread) and wait (wall clock minus CPU); list prices as of writing: $0.0000133334 per GB-second, $0.20 per million requests, duration billed per started millisecond. Chosen per function: the lowest latency among the sizes within 5 % of the cheapest (${r.meta.quick ? 'a quick run leaves lib/lambda-memory.json as it was' : 'written to lib/lambda-memory.json, which the stack reads'}).
 
 ${table(
   ['memory MB', ...ops.map((op) => `${op} p50 ms`), ...ops.map((op) => `${op} $/million`)],
@@ -146,7 +146,7 @@ ${table(
 
 ## Throughput
 
-createUser at concurrency ${r.create_concurrency} (the best of 4, 8, 16): **${r.create_per_s}/s**, ${r.create_vs_hash_limit} × the ${r.argon2[r.argon2.chosen as '@node-rs/argon2'].hashes_per_s} hashes/s the chosen binding managed alone, every core busy, in windows just before and after that run.
+createUser at concurrency ${r.create_concurrency} (the best of ${r.meta.quick ? '4 only, in a quick run' : '4, 8, 16'}): **${r.create_per_s}/s**, ${r.create_vs_hash_limit} × the ${r.argon2[r.argon2.chosen as '@node-rs/argon2'].hashes_per_s} hashes/s the chosen binding managed alone, every core busy, in windows just before and after that run.
 ${
   cpu
     ? `CPU per create at saturation (ms): argon2 on the service's thread pool ${cpu.hashing_pool}, rest of the service (HTTP, pipeline, SDK, GC) ${cpu.service_other}, DynamoDB Local ${cpu.dynamodb_local}, load generator ${cpu.load_generator}, other processes or idle ${cpu.other_or_idle}.`
