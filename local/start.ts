@@ -10,6 +10,7 @@ const DEV_OWNER_EMAIL = 'dev-owner@example.com';
 
 process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
 process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
+process.env.IDEMPOTENCY_TABLE_NAME ??= LOCAL_TABLES.idempotencyTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
 
 async function main(): Promise<void> {
@@ -22,7 +23,11 @@ async function main(): Promise<void> {
     console.error(`DynamoDB Local on ${started.endpoint} (data in .data/dynamodb)`);
   }
   const endpoint = process.env.DYNAMODB_ENDPOINT;
-  await ensureTables(endpoint, { usersTableName: process.env.USERS_TABLE_NAME!, ownersTableName: process.env.OWNERS_TABLE_NAME! });
+  await ensureTables(endpoint, {
+    usersTableName: process.env.USERS_TABLE_NAME!,
+    ownersTableName: process.env.OWNERS_TABLE_NAME!,
+    idempotencyTableName: process.env.IDEMPOTENCY_TABLE_NAME!,
+  });
 
   // Imported only now: the handlers read their configuration when they load.
   const { dependencies } = await import('../functions/shared/pipeline');

@@ -71,7 +71,7 @@ export interface UserManagementApiProps {
 export class UserManagementApi extends Construct {
   readonly api: RestApi;
   readonly accessLogs: LogGroup;
-  /** The stage URL without a trailing slash: SPEC's base_url. */
+  /** The stage URL without a trailing slash: the API's `{base_url}` (docs/api-contract.md). */
   readonly baseUrl: string;
   /** The versioned root, `${baseUrl}/v1`. */
   readonly versionedUrl: string;

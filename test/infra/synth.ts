@@ -31,5 +31,6 @@ export function statementsOfRole(template: Template, roleLogicalId: string) {
       Effect: statement.Effect,
       Action: [statement.Action].flat().sort(),
       Resource: statement.Resource,
+      ...(statement.Condition !== undefined && { Condition: statement.Condition }),
     }));
 }
