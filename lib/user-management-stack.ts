@@ -8,6 +8,7 @@ import { UserManagementApi } from './constructs/api';
 import { type DynamoDbAction, HandlerFunction } from './constructs/handler-function';
 import { Monitoring } from './constructs/monitoring';
 import { Tables } from './constructs/tables';
+import { readLambdaMemory } from './lambda-memory';
 import type { StageConfig } from './stage-config';
 
 const FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
@@ -24,33 +25,26 @@ interface OperationSettings {
   readonly timeout: Duration;
 }
 
-/*
- * Memory is CPU on Lambda: 1769 MB is one full vCPU and less is a proportional share. An argon2id hash
- * at m=19456 KiB, t=2, p=1 takes ~18 ms on one full x86 core here; on a Graviton core expect somewhat
- * more. At 1024 MB (~0.58 vCPU) that is roughly 35-50 ms per hash, and the cold start's module
- * loading gets the same share. RAM is not the limit (one hash needs 19 MiB; Node about 80 MB).
- * Below 1024 MB the hash time grows inversely (512 MB: ~0.29 vCPU, ~90 ms); above 1769 MB a second
- * vCPU buys nothing for one single-threaded hash. CPU-bound work costs the same GB-seconds at any
- * size below one vCPU, so 1024 MB trades a little I/O-wait cost for half the latency of 512 MB.
- * deleteUser hashes nothing and waits on DynamoDB, so it gets half.
- */
+// Memory is CPU on Lambda; each function's size is chosen by `npm run bench` (see lib/lambda-memory.ts).
+const MEMORY_MB = readLambdaMemory(OPERATIONS);
+
 const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   createUser: {
     description: "Creates a user in the caller's white-label tool",
     usersActions: ['PutItem'],
-    memorySize: 1024,
+    memorySize: MEMORY_MB.createUser,
     timeout: Duration.seconds(10),
   },
   resetUserPassword: {
     description: "Sets a new password for a user of the caller's white-label tool",
     usersActions: ['UpdateItem'],
-    memorySize: 1024,
+    memorySize: MEMORY_MB.resetUserPassword,
     timeout: Duration.seconds(10),
   },
   deleteUser: {
     description: "Deletes a user and all associated data from the caller's white-label tool",
     usersActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
-    memorySize: 512,
+    memorySize: MEMORY_MB.deleteUser,
     // A large item collection takes several batch rounds; still inside API Gateway's 29 s.
     timeout: Duration.seconds(25),
   },
