@@ -6,6 +6,7 @@
  */
 
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
@@ -75,11 +76,18 @@ it('GET /docs shows the three operations, with nothing loaded from outside the s
 
 it('the document names the address the server listens on, as the page spelt it when that was localhost', async () => {
   const port = new URL(server.baseUrl).port;
-  const named = async (host: string) => {
-    const response = await fetch(`${server.baseUrl}/openapi.json`, { headers: { host } });
-    return ((await response.json()) as { servers: { variables: { base_url: { default: string } } }[] }).servers[0]!.variables.base_url
-      .default;
-  };
+  // node:http, since fetch will not send a Host header of the caller's choosing.
+  const named = (host: string) =>
+    new Promise<string>((resolve, reject) => {
+      get(`${server.baseUrl}/openapi.json`, { headers: { host } }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => {
+          const document = JSON.parse(body) as { servers: { variables: { base_url: { default: string } } }[] };
+          resolve(document.servers[0]!.variables.base_url.default);
+        });
+      }).on('error', reject);
+    });
   await expect(named(`127.0.0.1:${port}`)).resolves.toBe(`http://127.0.0.1:${port}`);
   await expect(named(`localhost:${port}`)).resolves.toBe(`http://localhost:${port}`);
   // Any other name (a DNS-rebinding host, say) gets the listening address, never itself.
@@ -118,7 +126,7 @@ it.each(['127.0.0.1', 'localhost'])(
       expect(response.url()).toBe(`${origin}/v1/createUser`);
       expect(response.status()).toBe(200);
       expect(await response.json()).toEqual({ user_email: email, user_password: 'long enough' });
-      await expect(operation.locator('.live-responses-table .response-col_status').first().textContent()).resolves.toContain('200');
+      await expect(operation.locator('.live-responses-table tbody td.response-col_status').first().textContent()).resolves.toContain('200');
     } finally {
       await context.close();
     }
