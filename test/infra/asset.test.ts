@@ -3,12 +3,10 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { CfnElement } from 'aws-cdk-lib';
 import { build } from 'esbuild';
-import { buildApp } from '../../lib/app';
 import { ARGON2_ARM64_BINARY, ARGON2_PACKAGE } from '../../lib/constructs/handler-function';
 import { OPERATIONS, type Operation } from '../../lib/user-management-stack';
-import { TEST_REGION } from './synth';
+import { synthAssets } from './synth';
 
 // The real-bundling synths of the test run (esbuild + npm install into each asset): the second one
 // with the network cut off and another output directory, deeper in the file system.
@@ -17,27 +15,6 @@ let offlineOutdir: string;
 const assetDirs = {} as Record<Operation, string>;
 const offlineAssetDirs = {} as Record<Operation, string>;
 let offlineError: unknown;
-
-/** Synthesizes prod with real bundling into `dir`; each function's asset directory. */
-function synthAssets(dir: string): Record<Operation, string> {
-  const { app, stack } = buildApp({
-    // Asset metadata (the CLI turns it on) records each function's asset directory in the template.
-    context: { stage: 'prod', 'aws:cdk:enable-asset-metadata': true },
-    outdir: dir,
-    region: TEST_REGION,
-  });
-  const template = app.synth().getStackByName(stack.stackName).template as {
-    Resources: Record<string, { Metadata?: Record<string, string> }>;
-  };
-  const dirs = {} as Record<Operation, string>;
-  for (const operation of OPERATIONS) {
-    const id = stack.getLogicalId(stack.functions[operation].function.node.defaultChild as CfnElement);
-    const assetPath = template.Resources[id]?.Metadata?.['aws:asset:path'];
-    if (!assetPath) throw new Error(`no asset for ${operation}`);
-    dirs[operation] = join(dir, assetPath);
-  }
-  return dirs;
-}
 
 /** Every proxy variable npm and Node read, pointed at a closed port: no package can come from the network. */
 const NO_NETWORK = Object.fromEntries(
