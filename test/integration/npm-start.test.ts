@@ -3,7 +3,7 @@
  * API on PORT; Ctrl-C (SIGINT) and SIGTERM stop both, leaving no process behind.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
@@ -38,6 +38,14 @@ describe('npm start', () => {
         body: JSON.stringify({ user_email: 'persisted@example.com', user_password: 'long enough' }),
       });
     expect((await call(apiKey!)).status).toBe(200);
+
+    // The README shows this first run's output exactly (npm's own two lines aside, ports as configured).
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const quickStart = readme.slice(readme.indexOf('\n## Quick start\n'));
+    const shown = /\n```\n> white-label-user-management@\S+ start\n> tsx local\/start\.ts\n\n([\s\S]*?)```\n/.exec(quickStart)?.[1];
+    expect(first.output().replace(/wlk_\S+/, 'wlk_...')).toBe(
+      shown?.replaceAll(':8000', `:${env.DYNAMODB_PORT}`).replaceAll(':3000', `:${env.PORT}`),
+    );
 
     // DynamoDB Local listens on loopback only, never on every interface.
     expect(listeningAddresses(Number(env.DYNAMODB_PORT))).toEqual(['127.0.0.1']);
