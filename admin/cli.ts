@@ -1,10 +1,7 @@
 /**
- * `npm run admin -- <command>`: manage white-label owners and their API keys.
- *
- *   create-owner <email>   create an owner, its own (white-label) account and its first key
- *   issue-key <email>      issue another key for an owner (rotation)
- *   revoke-key <key-id>    revoke a key (warm functions stop accepting it within the key-cache TTL)
- *   list-keys <email>      list an owner's keys (ids and dates, never the keys)
+ * `npm run admin -- <command>`: manage white-label owners and their API keys (see USAGE, or
+ * `--help`; the commands are in key-commands.ts). One line of JSON on stdout; an error is one
+ * line on stderr and a non-zero exit (2 for a command line that cannot run, 1 for a failure).
  *
  * Local engine by default, found exactly as `npm start` finds it (DYNAMODB_ENDPOINT, else
  * http://127.0.0.1:${DYNAMODB_PORT}, else port 8000; tables `users` and `owners`). Against AWS:
@@ -17,19 +14,26 @@ import { parseArgs } from 'node:util';
 import { readPasswordPolicy } from '../functions/shared/config';
 import { createDocumentClient } from '../functions/shared/dynamodb';
 import { LOCAL_TABLES, localEngine } from '../functions/shared/local-engine';
-import * as owners from '../functions/shared/owners';
 import { createRepository } from '../functions/shared/repository';
+import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 
-const USAGE =
-  'usage: npm run admin -- create-owner <email> | issue-key <email> | revoke-key <key-id> | list-keys <email> [--users-table NAME --owners-table NAME]';
+const USAGE = `usage: npm run admin -- <command> [options]
+
+${KEY_USAGE}
+
+  --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
+  --help                                   this text
+
+Prints one line of JSON. Errors: one line on stderr; exit 2 for a command line that cannot run, 1 for a failure.`;
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { 'users-table': { type: 'string' }, 'owners-table': { type: 'string' } },
+  const { positionals, values } = parseCommandLine();
+  if (values.help) return void process.stdout.write(`${USAGE}\n`);
+  const command = parseKeyCommand(positionals, {
+    operations: values.operations,
+    'expires-in': values['expires-in'],
+    'expires-at': values['expires-at'],
   });
-  const [command, argument] = positionals;
-  if (!command || !argument || positionals.length !== 2) throw new Error(USAGE);
 
   const usersTableName = values['users-table'] ?? process.env.USERS_TABLE_NAME;
   const ownersTableName = values['owners-table'] ?? process.env.OWNERS_TABLE_NAME;
@@ -42,26 +46,36 @@ async function main(): Promise<void> {
     ownersTableName: ownersTableName ?? LOCAL_TABLES.ownersTableName,
   });
 
-  switch (command) {
-    case 'create-owner':
-      return print(await owners.createOwner(repository, argument, readPasswordPolicy()));
-    case 'issue-key':
-      return print(await owners.issueKey(repository, argument));
-    case 'revoke-key': {
-      const key = await owners.revokeKey(repository, argument);
-      return print({ key_id: key.keyId, owner_email: key.ownerEmail, revoked: true });
-    }
-    case 'list-keys':
-      return print(await owners.listKeys(repository, argument));
-    default:
-      throw new Error(USAGE);
+  print(await runKeyCommand(repository, command, readPasswordPolicy));
+}
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        'users-table': { type: 'string' },
+        'owners-table': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        ...KEY_OPTIONS,
+      },
+    });
+  } catch (error) {
+    // node:util's own message for an unknown option or a missing value, up to its first sentence.
+    throw new UsageError(`${(error as Error).message.split('. ')[0]!.replace(/\.$/, '')}; see --help`);
   }
 }
 
 /** Exactly one line of JSON on stdout. */
 const print = (value: unknown) => void process.stdout.write(`${JSON.stringify(value)}\n`);
 
-main().catch((error: Error) => {
-  process.stderr.write(`${error.message}\n`);
-  process.exit(1);
+/** An error as one line: its message, or its name when it has none (an SDK network error may not). */
+const oneLine = (error: unknown) => {
+  const text = error instanceof Error ? error.message || error.name : String(error);
+  return text.replace(/\s*\n\s*/g, ' ').trim() || 'Failed';
+};
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${oneLine(error)}\n`);
+  process.exit(error instanceof UsageError ? 2 : 1);
 });

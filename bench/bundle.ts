@@ -38,6 +38,7 @@ const BUILD_OPTIONS: BuildOptions = {
 const LAMBDA_ENV = {
   USERS_TABLE_NAME: 'users',
   OWNERS_TABLE_NAME: 'owners',
+  IDEMPOTENCY_TABLE_NAME: 'idempotency',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
   POWERTOOLS_SERVICE_NAME: 'user-management',
   AWS_REGION: 'us-east-1',

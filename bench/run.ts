@@ -28,7 +28,7 @@ const json = process.argv.includes('--json');
 const started = performance.now();
 const loadBefore = loadavg()[0]!;
 
-const TABLES = { usersTableName: 'bench-users', ownersTableName: 'bench-owners' };
+const TABLES = { usersTableName: 'bench-users', ownersTableName: 'bench-owners', idempotencyTableName: 'bench-idempotency' };
 /** Concurrencies tried for the saturation run: the best createUser throughput wins. */
 const SATURATION_CONCURRENCIES = [4, 8, 16];
 /** Concurrency 1: rounds of (each floor call FLOOR_PER_ROUND times, then HTTP_PER_ROUND requests of each operation). */
@@ -63,6 +63,7 @@ async function main() {
       DYNAMODB_ENDPOINT: dynamodb.endpoint,
       USERS_TABLE_NAME: TABLES.usersTableName,
       OWNERS_TABLE_NAME: TABLES.ownersTableName,
+      IDEMPOTENCY_TABLE_NAME: TABLES.idempotencyTableName,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_SERVICE_NAME: 'user-management-bench',
     });

@@ -1,6 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
+import { DEFAULT_PASSWORD_POLICY, parseInteger } from '../functions/shared/config';
 
 export const STAGES = ['dev', 'staging', 'prod'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -32,8 +33,8 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn'>> 
     logRetention: RetentionDays.ONE_WEEK,
     throttleRateLimit: 20,
     throttleBurstLimit: 40,
-    passwordMinLength: 8,
-    passwordMaxLength: 1024,
+    passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
+    passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'DEBUG',
   },
@@ -43,8 +44,8 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn'>> 
     logRetention: RetentionDays.ONE_MONTH,
     throttleRateLimit: 50,
     throttleBurstLimit: 100,
-    passwordMinLength: 8,
-    passwordMaxLength: 1024,
+    passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
+    passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'INFO',
   },
@@ -54,8 +55,8 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn'>> 
     logRetention: RetentionDays.ONE_YEAR,
     throttleRateLimit: 100,
     throttleBurstLimit: 200,
-    passwordMinLength: 8,
-    passwordMaxLength: 1024,
+    passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
+    passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'INFO',
   },
@@ -91,15 +92,8 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     );
   }
   const defaults = DEFAULTS[stage];
-  const int = (key: string, fallback: number, min: number): number => {
-    const raw: unknown = node.tryGetContext(key);
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min) {
-      throw new Error(`Context ${key} must be an integer >= ${min}, got "${String(raw)}"`);
-    }
-    return value;
-  };
+  const int = (key: string, fallback: number, min: number): number =>
+    parseInteger(node.tryGetContext(key), fallback, min, `Context ${key}`);
   const logLevel = String(node.tryGetContext('logLevel') ?? defaults.logLevel).toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);

@@ -4,6 +4,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS } from '../functions/shared/function-timeouts';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
+import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '../functions/shared/table-layout';
 import { UserManagementApi } from './constructs/api';
 import { type DynamoDbAction, HandlerFunction } from './constructs/handler-function';
 import { Monitoring } from './constructs/monitoring';
@@ -75,6 +76,7 @@ export class UserManagementStack extends Stack {
     const environment = {
       USERS_TABLE_NAME: this.tables.users.tableName,
       OWNERS_TABLE_NAME: this.tables.owners.tableName,
+      IDEMPOTENCY_TABLE_NAME: this.tables.idempotency.tableName,
       PASSWORD_MIN_LENGTH: String(config.passwordMinLength),
       PASSWORD_MAX_LENGTH: String(config.passwordMaxLength),
       API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlSeconds),
@@ -97,7 +99,11 @@ export class UserManagementStack extends Stack {
       });
       // Every operation resolves the caller's API key and checks that its owner account still exists.
       fn.allow(this.tables.owners, 'GetItem');
+      // And records the key's last use, hourly: last_used_at and nothing else of the key's item.
+      fn.allowUpdateOf(this.tables.owners, [OWNERS_TABLE.partitionKey.name], [KEY_LAST_USED_ATTRIBUTE]);
       fn.allow(this.tables.users, 'GetItem', ...settings.usersActions);
+      // Idempotency-Key: claim (conditional put), record the response (update), drop the claim after a 500 (delete).
+      fn.allow(this.tables.idempotency, 'PutItem', 'UpdateItem', 'DeleteItem');
       functions[operation] = fn;
     }
     this.functions = functions;
@@ -128,7 +134,7 @@ export class UserManagementStack extends Stack {
       value: this.api.versionedUrl,
     });
     new CfnOutput(this, 'BaseUrl', {
-      description: "SPEC's base_url: endpoints are {BaseUrl}/v1/<operation> (BASE_URL for the staging suite)",
+      description: "The API's base_url: endpoints are {BaseUrl}/v1/<operation> (BASE_URL for the staging suite)",
       value: this.api.baseUrl,
     });
     new CfnOutput(this, 'UsersTableName', { description: 'USERS_TABLE_NAME for the admin CLI', value: this.tables.users.tableName });

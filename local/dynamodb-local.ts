@@ -6,9 +6,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { localConnection } from '../functions/shared/dynamodb';
-import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
+import type { TableNames } from '../functions/shared/local-engine';
+import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
 const JAVA_HINT =
   'Debian/Ubuntu: `sudo apt-get install -y default-jre-headless`; macOS: `brew install openjdk`), or set DYNAMODB_ENDPOINT to a DynamoDB you already run.';
@@ -151,17 +158,30 @@ export async function startDynamoDbLocal(options: {
 /** A low-level client for DynamoDB Local, without retries: start-up polls it itself. */
 export const localClient = (endpoint: string) => new DynamoDBClient({ ...localConnection(endpoint), maxAttempts: 1 });
 
-/** Creates the two tables from the shared layout when they are missing. */
-export async function ensureTables(endpoint: string, names: { usersTableName: string; ownersTableName: string }): Promise<void> {
+/**
+ * Creates the tables from the shared layout when they are missing. TTL is switched on as in the
+ * stack, though DynamoDB Local never deletes expired items (the service treats them as absent).
+ */
+export async function ensureTables(endpoint: string, names: TableNames): Promise<void> {
   const client = localClient(endpoint);
   for (const [name, layout] of [
     [names.usersTableName, USERS_TABLE],
     [names.ownersTableName, OWNERS_TABLE],
+    [names.idempotencyTableName, IDEMPOTENCY_TABLE],
   ] as const) {
     try {
       await client.send(new CreateTableCommand(createTableInput(name, layout)));
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+      continue;
+    }
+    if (layout.timeToLiveAttribute) {
+      await client.send(
+        new UpdateTimeToLiveCommand({
+          TableName: name,
+          TimeToLiveSpecification: { AttributeName: layout.timeToLiveAttribute, Enabled: true },
+        }),
+      );
     }
   }
   client.destroy();

@@ -18,7 +18,7 @@ import { jsonResponse } from '../functions/shared/responses';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
 import { lambdaContext, proxyEvent } from './lambda-runtime';
 
-/** Path prefix of every operation; SPEC.md's endpoints are `{base_url}/v1/<operation>`. */
+/** Path prefix of every operation; the endpoints are `{base_url}/v1/<operation>` (docs/api-contract.md). */
 export const API_PREFIX = '/v1';
 
 /** Each route's handler, and its failure message should the handler itself ever throw. */

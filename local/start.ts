@@ -19,6 +19,7 @@ const DEFAULT_PORT = 3000;
 
 process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
 process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
+process.env.IDEMPOTENCY_TABLE_NAME ??= LOCAL_TABLES.idempotencyTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
 
 /** What this process started, so that any way out stops it. */
@@ -58,7 +59,11 @@ async function main(): Promise<void> {
   }
   process.env.DYNAMODB_ENDPOINT = engine.endpoint;
   try {
-    await ensureTables(engine.endpoint, { usersTableName: process.env.USERS_TABLE_NAME!, ownersTableName: process.env.OWNERS_TABLE_NAME! });
+    await ensureTables(engine.endpoint, {
+      usersTableName: process.env.USERS_TABLE_NAME!,
+      ownersTableName: process.env.OWNERS_TABLE_NAME!,
+      idempotencyTableName: process.env.IDEMPOTENCY_TABLE_NAME!,
+    });
   } catch (error) {
     throw new Error(`DynamoDB at ${engine.endpoint} did not accept the tables: ${(error as Error).message || (error as Error).name}`);
   }

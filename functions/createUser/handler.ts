@@ -1,8 +1,8 @@
-import { ApiError } from '../shared/errors';
-import { MESSAGES } from '../shared/messages';
-import { operation } from '../shared/pipeline';
-import { jsonResponse } from '../shared/responses';
-import { type CreateUserInput, createUser } from '../shared/users';
+import { ApiError } from '#shared/errors';
+import { MESSAGES } from '#shared/messages';
+import { operation } from '#shared/pipeline';
+import { jsonResponse } from '#shared/responses';
+import { type CreateUserInput, createUser } from '#shared/users';
 
 export const handler = operation<CreateUserInput>({
   name: 'createUser',

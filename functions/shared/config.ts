@@ -6,24 +6,36 @@ function required(name: string): string {
   return value;
 }
 
-function integer(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
+/**
+ * The one integer parser for settings, from the environment here and from CDK context in
+ * lib/stage-config.ts: absent or empty gives the fallback; anything but an integer >= min
+ * throws, naming the setting (`what`) and the value.
+ */
+export function parseInteger(raw: unknown, fallback: number, min: number, what: string): number {
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min) {
-    throw new Error(`Environment variable ${name} must be an integer >= ${min}, got "${raw}"`);
+    throw new Error(`${what} must be an integer >= ${min}, got "${String(raw)}"`);
   }
   return value;
 }
+
+const integer = (name: string, fallback: number, min: number): number =>
+  parseInteger(process.env[name], fallback, min, `Environment variable ${name}`);
 
 export interface PasswordPolicy {
   readonly minLength: number;
   readonly maxLength: number;
 }
 
+/** 8 to 1024 characters: NIST SP 800-63B's minimum length, and a bound on hashing work. */
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 8, maxLength: 1024 };
+
 export interface Config {
   readonly usersTableName: string;
   readonly ownersTableName: string;
+  /** Where Idempotency-Key records live (24 hours each, DynamoDB TTL). */
+  readonly idempotencyTableName: string;
   /** Set only when talking to DynamoDB Local. */
   readonly dynamodbEndpoint: string | undefined;
   readonly passwordPolicy: PasswordPolicy;
@@ -34,8 +46,8 @@ export interface Config {
 /** The deployment's password policy (PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH), checked. */
 export function readPasswordPolicy(): PasswordPolicy {
   const policy = {
-    minLength: integer('PASSWORD_MIN_LENGTH', 8, 1),
-    maxLength: integer('PASSWORD_MAX_LENGTH', 1024, 1),
+    minLength: integer('PASSWORD_MIN_LENGTH', DEFAULT_PASSWORD_POLICY.minLength, 1),
+    maxLength: integer('PASSWORD_MAX_LENGTH', DEFAULT_PASSWORD_POLICY.maxLength, 1),
   };
   if (policy.maxLength < policy.minLength) {
     throw new Error('PASSWORD_MAX_LENGTH must not be less than PASSWORD_MIN_LENGTH');
@@ -48,6 +60,7 @@ export function readConfig(): Config {
   return {
     usersTableName: required('USERS_TABLE_NAME'),
     ownersTableName: required('OWNERS_TABLE_NAME'),
+    idempotencyTableName: required('IDEMPOTENCY_TABLE_NAME'),
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     passwordPolicy: readPasswordPolicy(),
     apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', 30, 0) * 1000,

@@ -5,7 +5,14 @@
  */
 
 /** The tables' names on the local engine. */
-export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners' } as const;
+export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners', idempotencyTableName: 'idempotency' } as const;
+
+/** The tables' names, as the service's configuration holds them. */
+export interface TableNames {
+  readonly usersTableName: string;
+  readonly ownersTableName: string;
+  readonly idempotencyTableName: string;
+}
 
 /** DynamoDB Local's port when DYNAMODB_PORT is unset. */
 export const DEFAULT_DYNAMODB_PORT = 8000;

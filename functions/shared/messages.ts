@@ -1,4 +1,4 @@
-/** Every message the API returns, byte for byte as SPEC.md and CONTRACT.md give them. */
+/** Every message the API returns, byte for byte as docs/api-contract.md lists them. */
 
 import type { PasswordPolicy } from './config';
 
@@ -24,6 +24,9 @@ export const MESSAGES = {
   userDeleted: 'User and all associated data deleted successfully.',
   deleteWhiteLabel: 'Unauthorized: Cannot delete a white label user.',
   deleteFailed: 'Failed to delete user and associated data.',
+  idempotencyKeyInvalid: 'Idempotency-Key is invalid.',
+  idempotencyKeyReused: 'Idempotency-Key was already used with a different request.',
+  idempotencyInProgress: 'A request with this Idempotency-Key is still being processed.',
 } as const;
 
 /** `Unknown parameter: <name>.` */

@@ -3,20 +3,21 @@
  * pipeline validates and answers with. `npm run openapi` (scripts/openapi.ts) writes
  * `openapi.json`; the stack and the local server serve what this module builds.
  *
- * Every documented example is a pair: a request example and a response example
- * under the same name, so the replay test can send one and expect the other.
+ * Every documented example is a pair: a request and the response it gets, so the
+ * replay test can send one and expect the other. A request that conforms to the
+ * request schema is a request example under the response example's name; one that
+ * breaks it (the 400 and 413 cases) cannot be a request example, since request
+ * examples must conform, so it rides on its response example as `x-request-body`.
  * Examples name only `jane@example.com` (a user) and `owner@example.com` (the
  * caller's own white-label account), which keeps them easy to isolate.
  */
 
 import { fileURLToPath } from 'node:url';
-import type { PasswordPolicy } from './config';
+import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from './config';
 import { MESSAGES } from './messages';
 import { MAX_BODY_BYTES } from './middleware/parse-body';
+import { REPLAYED_HEADER } from './responses';
 import { operationSchemas, type Row } from './schemas';
-
-/** The deployment default of `functions/shared/config.ts` (which cannot be imported without a deployment's environment). */
-export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 8, maxLength: 1024 };
 
 /** Where `npm run openapi` writes the document. */
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.json', import.meta.url));
@@ -39,6 +40,8 @@ interface Case {
   readonly given?: string;
   readonly request: Json;
   readonly response: JsonObject;
+  /** The request body breaks the request schema (documented as `x-request-body`, not as a request example). */
+  readonly invalidBody?: true;
 }
 
 interface OperationText {
@@ -119,8 +122,8 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
       {
         name: 'apiKeyInvalid',
         status: 401,
-        summary: 'X-API-Key missing, empty, unknown or revoked',
-        given: 'Sent without a valid `X-API-Key`. The key is checked before the body is looked at.',
+        summary: 'X-API-Key missing, empty, unknown, revoked, expired, or limited to other operations',
+        given: 'Sent without a valid `X-API-Key` for this operation. The key is checked before the body is looked at.',
         request: op.validBody,
         response: message(MESSAGES.unauthorized),
       },
@@ -139,6 +142,7 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
         given: `Any body over ${MAX_BODY_BYTES} bytes, whatever its content type.`,
         request: { ...op.validBody, padding: `<more than ${MAX_BODY_BYTES} bytes in all>` },
         response: message(MESSAGES.bodyTooLarge),
+        invalidBody: true,
       },
       {
         name: 'contentTypeNotJson',
@@ -154,6 +158,7 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
         summary: 'Body not valid JSON, or JSON that is not an object',
         request: [EXAMPLE_USER_EMAIL],
         response: message(MESSAGES.notAnObject),
+        invalidBody: true,
       },
     ],
     after: [
@@ -187,6 +192,7 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
         summary: `A parameter the operation does not list (here \`${UNKNOWN_PARAMETER}\`)`,
         request: { ...op.validBody, [UNKNOWN_PARAMETER]: 'admin' },
         response: { message: row.message(UNKNOWN_PARAMETER) },
+        invalidBody: true,
       };
     }
     const field = row.fields[0]!;
@@ -203,6 +209,7 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
       summary,
       request,
       response: { message: row.message(field) },
+      invalidBody: true,
     };
   });
 }
@@ -233,7 +240,7 @@ function operationCases(name: OperationName): { success: Case; refusals: Case[] 
           name: 'created',
           status: 200,
           summary: 'Created; the e-mail comes back trimmed and lower-cased, with the password that was set',
-          request: { user_email: 'Jane@Example.com', user_password: 'correct horse battery staple', should_reset_password: 'false' },
+          request: { user_email: ' Jane@Example.com', user_password: 'correct horse battery staple', should_reset_password: 'false' },
           response: { user_email: EXAMPLE_USER_EMAIL, user_password: 'correct horse battery staple' },
         },
         refusals: [
@@ -283,27 +290,106 @@ export function casesOf(name: OperationName, policy: PasswordPolicy = DEFAULT_PA
   const op = OPERATIONS[name];
   const shared = sharedCases(op);
   const own = operationCases(name);
+  const idempotent = idempotencyCases(own.success);
+  const [apiKeyInvalid, ownerGone, ...bodyChecks] = shared.before;
   return [
     own.success,
-    ...shared.before,
+    idempotent.replayed,
+    apiKeyInvalid!,
+    ownerGone!,
+    idempotent.keyInvalid,
+    ...bodyChecks,
     ...validationCases(op, operationSchemas(policy)[name].rows, policy),
+    ...idempotent.lookUp,
     ...own.refusals,
     ...shared.after,
   ];
 }
 
+/** The example Idempotency-Key: a UUID, as callers are advised to send. */
+export const EXAMPLE_IDEMPOTENCY_KEY = '5f0c6b9e-2d4a-4c1e-9b7a-3e8f1d2c6a40';
+
+/**
+ * The Idempotency-Key cases: its shape (after the API key, before the body), the look-up's two
+ * refusals (after validation, before the operation), and a replay of the operation's success.
+ */
+function idempotencyCases(success: Case): { replayed: Case; keyInvalid: Case; lookUp: Case[] } {
+  const sentWith = `Sent with \`Idempotency-Key: ${EXAMPLE_IDEMPOTENCY_KEY}\``;
+  return {
+    replayed: {
+      ...success,
+      name: 'replayed',
+      summary: `The same request again with the same Idempotency-Key within 24 hours: the recorded response, with \`${REPLAYED_HEADER}: true\``,
+      given: `${sentWith} a second time; the first request with it was answered this.`,
+    },
+    keyInvalid: {
+      name: 'idempotencyKeyInvalid',
+      status: 400,
+      summary: 'Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body)',
+      given: 'Sent with `Idempotency-Key: too-short`.',
+      request: success.request,
+      response: { message: MESSAGES.idempotencyKeyInvalid },
+    },
+    lookUp: [
+      {
+        name: 'idempotencyKeyReused',
+        status: 422,
+        summary: 'The Idempotency-Key was already used, within 24 hours, with another operation or another body',
+        given: `${sentWith}, which an earlier request with another body used.`,
+        request: success.request,
+        response: { message: MESSAGES.idempotencyKeyReused },
+      },
+      {
+        name: 'idempotencyInProgress',
+        status: 409,
+        summary: 'The first request with this Idempotency-Key is still running',
+        given: `${sentWith} while the first request with it is still running.`,
+        request: success.request,
+        response: { message: MESSAGES.idempotencyInProgress },
+      },
+    ],
+  };
+}
+
+/** The Idempotency-Key request header and the response header that marks a replay. */
+function idempotencyComponents(): { parameters: JsonObject; headers: JsonObject } {
+  return {
+    parameters: {
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. ' +
+          'The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. ' +
+          'The same request again with the key (same operation, same body as parsed) gets the recorded status and body, ' +
+          `with \`${REPLAYED_HEADER}: true\`, without running again; for a create this includes the password, a generated one too. ` +
+          'The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key.',
+        schema: { type: 'string', minLength: 16, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+        example: EXAMPLE_IDEMPOTENCY_KEY,
+      },
+    },
+    headers: {
+      IdempotentReplayed: {
+        description:
+          'Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key.',
+        schema: { type: 'string', const: 'true' },
+      },
+    },
+  };
+}
+
 const ref = (schema: string) => ({ $ref: `#/components/schemas/${schema}` });
 
 /**
- * The validation schema as OpenAPI shows it. ajv-keywords' `transform` is not
- * JSON Schema: it becomes the `x-transform` extension and a sentence.
+ * The validation schema as OpenAPI shows it: the body as sent. ajv-keywords' `transform`
+ * is not JSON Schema, so a transformed field is documented by {@link wireEmail}.
  */
 function toOpenApiSchema(schema: unknown, policy: PasswordPolicy): Json {
   if (Array.isArray(schema)) return schema.map((item) => toOpenApiSchema(item, policy));
   if (typeof schema !== 'object' || schema === null) return schema as Json;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'transform') continue;
     if (key === 'properties') {
       out.properties = Object.fromEntries(
         Object.entries(value as Record<string, unknown>).map(([field, fieldSchema]) => [field, describeField(field, fieldSchema, policy)]),
@@ -316,11 +402,42 @@ function toOpenApiSchema(schema: unknown, policy: PasswordPolicy): Json {
 }
 
 function describeField(field: string, schema: unknown, policy: PasswordPolicy): Json {
-  const converted = toOpenApiSchema(schema, policy) as JsonObject;
-  const transform = (schema as { transform?: readonly string[] }).transform;
-  const notes = [FIELDS[field]?.description ?? ''];
-  if (transform) notes.push(`Trimmed and lower-cased before it is checked, stored or looked up (${transform.join(', ')}).`);
-  return { description: notes.join(' ').trim(), ...converted, ...(transform && { 'x-transform': [...transform] }) };
+  const description = FIELDS[field]?.description ?? '';
+  if ((schema as { transform?: unknown }).transform) return wireEmail(description, schema);
+  return { description, ...(toOpenApiSchema(schema, policy) as JsonObject) };
+}
+
+/** The pipeline's e-mail schema (functions/shared/schemas.ts), which {@link EMAIL_PATTERN} restates. */
+const PIPELINE_EMAIL = { type: 'string', transform: ['trim', 'toLowerCase'], minLength: 1, maxLength: 254, format: 'email' };
+
+/**
+ * What the service accepts as an e-mail, as sent, in one ECMA-262 pattern. The pipeline trims
+ * and lower-cases first, then checks length and ajv-formats' `email` format; a validator reading
+ * those keywords would check the untrimmed string and refuse `" Jane@Example.com "`, which the
+ * service accepts. So: surrounding white space (`\s` is exactly what `String.prototype.trim`
+ * removes), 1 to 254 characters between it, and ajv-formats' full `email` regex with its `i` flag
+ * spelled out. U+212A (Kelvin sign) is the one character whose lower case is an ASCII letter.
+ * test/unit/openapi.test.ts holds this to the service's validators.
+ */
+const LETTER = 'A-Za-z0-9\\u212A';
+const ATOM = `[${LETTER}!#$%&'*+/=?^_\`{|}~-]+`;
+const LABEL = `[${LETTER}](?:[${LETTER}-]*[${LETTER}])?`;
+export const EMAIL_PATTERN = `^\\s*(?=\\S{1,254}\\s*$)${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${LABEL}\\s*$`;
+
+/** A trimmed, lower-cased e-mail field as sent: {@link EMAIL_PATTERN}, with the transform said in words and as `x-transform`. */
+function wireEmail(description: string, schema: unknown): JsonObject {
+  if (JSON.stringify(schema) !== JSON.stringify(PIPELINE_EMAIL)) {
+    throw new Error('The e-mail schema in schemas.ts changed: restate it in EMAIL_PATTERN (functions/shared/openapi.ts)');
+  }
+  return {
+    description:
+      `${description} The service removes white space around it and lower-cases it before it checks, stores or looks it up ` +
+      '(`" Bob@Example.com"` and `"bob@example.com"` are one user); what remains must be an e-mail address (JSON Schema format `email`) ' +
+      'of at most 254 characters. The pattern states exactly that for the value as sent.',
+    type: 'string',
+    pattern: EMAIL_PATTERN,
+    'x-transform': [...PIPELINE_EMAIL.transform],
+  };
 }
 
 /** Markdown list of a status's cases, for its response description. */
@@ -330,19 +447,33 @@ function example(c: Case, value: Json): JsonObject {
   return { summary: c.summary, ...(c.given && { description: c.given }), value };
 }
 
+/**
+ * A response example; one whose request breaks the request schema also carries that request
+ * (`x-request-body`, and in words for readers), since it cannot be a request example.
+ */
+function responseExample(c: Case): JsonObject {
+  if (!c.invalidBody) return example(c, c.response);
+  const sent = `Request body: \`${JSON.stringify(c.request)}\``;
+  return { summary: c.summary, description: c.given ? `${c.given} ${sent}` : sent, value: c.response, 'x-request-body': c.request };
+}
+
 function operationObject(name: OperationName, policy: PasswordPolicy): JsonObject {
   const op = OPERATIONS[name];
   const cases = casesOf(name, policy);
   const statuses = [...new Set(cases.map((c) => c.status))].sort((a, b) => a - b);
+  // The operation's own answers are the ones an Idempotency-Key records and replays.
+  const { success, refusals } = operationCases(name);
+  const recordable = new Set([success, ...refusals].map((c) => c.status));
   const responses: JsonObject = {};
   for (const status of statuses) {
     const own = cases.filter((c) => c.status === status);
     responses[String(status)] = {
       description: status === 200 ? `${own[0]!.summary}.` : listCases(own),
+      ...(recordable.has(status) && { headers: { [REPLAYED_HEADER]: { $ref: '#/components/headers/IdempotentReplayed' } } }),
       content: {
         'application/json': {
           schema: ref(status === 200 && name === 'createUser' ? 'CreatedUser' : 'Message'),
-          examples: Object.fromEntries(own.map((c) => [c.name, example(c, c.response)])),
+          examples: Object.fromEntries(own.map((c) => [c.name, responseExample(c)])),
         },
       },
     };
@@ -352,12 +483,13 @@ function operationObject(name: OperationName, policy: PasswordPolicy): JsonObjec
     tags: ['User Management'],
     summary: op.summary,
     description: op.description,
+    parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
     requestBody: {
       required: true,
       content: {
         'application/json': {
           schema: ref(op.requestSchema),
-          examples: Object.fromEntries(cases.map((c) => [c.name, example(c, c.request)])),
+          examples: Object.fromEntries(cases.filter((c) => !c.invalidBody).map((c) => [c.name, example(c, c.request)])),
         },
       },
     },
@@ -376,17 +508,27 @@ const INTRODUCTION = [
   '',
   '1. Route: only the three `POST` operations below exist. Any other path: `404 {"message":"Not Found"}`. ' +
     'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
-  "2. API key, before the body is looked at: `401` for a missing, empty, unknown or revoked key; `403` when the key's owner account is gone.",
+  "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone. " +
+    'Then the optional `Idempotency-Key` header: `400` when it is present and malformed.',
   '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when it is not a JSON object.',
   "4. The operation's JSON Schema: a `400` whose message is that of the first row of the operation's table that applies (the order of the examples).",
-  '5. The operation itself.',
+  '5. With an `Idempotency-Key`, its look-up: a recorded response is replayed, or the key is refused (`422`, `409`).',
+  '6. The operation itself.',
   '',
-  'E-mail addresses are trimmed and lower-cased (`x-transform`): `Jane@Example.com` and `jane@example.com` are one user. ' +
+  'E-mail addresses are trimmed and lower-cased before they are checked, stored or looked up: ' +
+    '` Jane@Example.com` and `jane@example.com` are one user (each e-mail field says so, and its `pattern` admits the white space). ' +
     "Each owner's users are its own: to another owner they do not exist. Throttled requests get `429`; " +
     "any failure not listed gets `500` with the operation's failure message.",
+  '',
+  'Every response example answers a request example of the same name, except where the request breaks the request schema ' +
+    '(the `400` and `413` examples): the request is then given on the response example, in its description and as `x-request-body`. ' +
+    'The answers to unknown paths and methods belong to no operation; they are under `x-routing-responses`.',
 ].join('\n');
 
-/** The routing answers that belong to no operation, for reference. */
+/**
+ * The routing answers, which belong to no operation: a root extension, since an OpenAPI
+ * component that no operation refers to is dead weight to the tools that read the document.
+ */
 function routingResponses(): JsonObject {
   const message = (text: string) => ({ type: 'object', required: ['message'], properties: { message: { type: 'string', const: text } } });
   return {
@@ -464,8 +606,9 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
           additionalProperties: false,
         },
       },
-      responses: routingResponses(),
+      ...idempotencyComponents(),
     },
+    'x-routing-responses': routingResponses(),
   };
 }
 

@@ -5,20 +5,87 @@ import { newApiKey } from './api-keys';
 import type { PasswordPolicy } from './config';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
-import type { ApiKeyRecord, Repository } from './repository';
-import type { Owner } from './users';
+import type { OperationName } from './schemas';
+import type { Owner, UserRecord } from './users';
 
-export type Authentication = { owner: Owner } | { refused: 'unauthorized' | 'no_owner' };
+/** What a key may do, set when it is issued. Absent fields are the defaults: every operation, no expiry. */
+export interface KeyScope {
+  /** The operations the key may call; absent, every operation (existing keys, and future operations). */
+  readonly operations?: readonly OperationName[];
+  /** ISO-8601 instant from which the key is refused. */
+  readonly expiresAt?: string;
+}
+
+/** An API key as stored: only its digest, never the key. */
+export interface ApiKeyRecord extends KeyScope {
+  readonly digest: string;
+  readonly keyId: string;
+  readonly ownerId: string;
+  readonly ownerEmail: string;
+  readonly createdAt: string;
+  readonly revokedAt?: string;
+  /** The hour (ISO-8601, minutes zeroed) in which the key was last accepted, as last recorded. */
+  readonly lastUsedAt?: string;
+}
+
+const EVERY_OPERATION: Record<OperationName, true> = { createUser: true, resetUserPassword: true, deleteUser: true };
+
+/** Every operation a key can be limited to, in the API's order. */
+export const KEY_OPERATIONS = Object.keys(EVERY_OPERATION) as readonly OperationName[];
 
 /**
- * Resolves an API key, given as its digest, to its owner: unknown and revoked keys
- * are refused, and so is a key whose owner account is gone.
+ * Whether a key may call this operation at this instant (ms since the epoch): the operation is in
+ * its list, and its expiry, if any, is still ahead. An unreadable stored expiry refuses (NaN).
  */
-export async function authenticate(repository: Repository, digest: string): Promise<Authentication> {
-  const key = await repository.findApiKey(digest);
-  if (!key || key.revokedAt) return { refused: 'unauthorized' };
-  if (!(await repository.ownerAccountExists(key.ownerId, key.ownerEmail))) return { refused: 'no_owner' };
-  return { owner: { ownerId: key.ownerId, ownerEmail: key.ownerEmail, keyId: key.keyId } };
+export function keyPermits(key: KeyScope, operation: OperationName, now: number): boolean {
+  if (key.operations && !key.operations.includes(operation)) return false;
+  return key.expiresAt === undefined || Date.parse(key.expiresAt) > now;
+}
+
+/** The hour `now` falls in, as last_used_at records it: `2026-01-31T14:00:00.000Z`. */
+export const hourOf = (now: number): string => new Date(now - (now % 3_600_000)).toISOString();
+
+export interface OwnerRecord {
+  readonly ownerId: string;
+  readonly ownerEmail: string;
+  readonly createdAt: string;
+}
+
+/**
+ * What the key look-up and the admin operations need from storage (the port);
+ * functions/shared/repository.ts implements it on DynamoDB.
+ */
+export interface OwnerStore {
+  /** The key with this digest, revoked or not. */
+  findApiKey(digest: string): Promise<ApiKeyRecord | undefined>;
+  /** Whether the owner's own account (the white-label user) still exists. */
+  ownerAccountExists(ownerId: string, ownerEmail: string): Promise<boolean>;
+  findOwner(ownerEmail: string): Promise<OwnerRecord | undefined>;
+  /** Creates the owner, its own account and its first key at once; false when the owner exists. */
+  createOwner(owner: OwnerRecord, account: Pick<UserRecord, 'passwordHash'>, key: ApiKeyRecord): Promise<boolean>;
+  putApiKey(key: ApiKeyRecord): Promise<void>;
+  listApiKeys(ownerEmail: string): Promise<ApiKeyRecord[]>;
+  findApiKeyById(keyId: string): Promise<ApiKeyRecord | undefined>;
+  revokeApiKey(digest: string): Promise<void>;
+  /**
+   * Records that the key was used in this hour: a write only when the stored hour is older
+   * (or absent), and never on a key that is gone.
+   */
+  recordKeyUse(digest: string, hour: string): Promise<void>;
+}
+
+export type Authentication = { owner: Owner; key: ApiKeyRecord } | { refused: 'unauthorized' | 'no_owner' };
+
+/**
+ * Resolves an API key, given as its digest, to its owner: unknown and revoked keys are
+ * refused, so is a key outside its operations or past its expiry (before its owner is
+ * looked at: such a key is not valid), and a key whose owner account is gone.
+ */
+export async function authenticate(store: OwnerStore, digest: string, operation: OperationName, now = Date.now()): Promise<Authentication> {
+  const key = await store.findApiKey(digest);
+  if (!key || key.revokedAt || !keyPermits(key, operation, now)) return { refused: 'unauthorized' };
+  if (!(await store.ownerAccountExists(key.ownerId, key.ownerEmail))) return { refused: 'no_owner' };
+  return { owner: { ownerId: key.ownerId, ownerEmail: key.ownerEmail, keyId: key.keyId }, key };
 }
 
 /** What the admin CLI prints when it issues a key: the only time the key is shown. */
@@ -26,45 +93,111 @@ export interface IssuedKey {
   owner_email: string;
   key_id: string;
   api_key: string;
+  operations: readonly OperationName[];
+  expires_at: string | null;
 }
+
+/** Checks a scope before a key is issued with it; throws naming what is wrong. */
+function checkScope(scope: KeyScope, now: number): KeyScope {
+  const { operations, expiresAt } = scope;
+  if (operations) {
+    const unknown = operations.find((operation) => !KEY_OPERATIONS.includes(operation));
+    if (unknown !== undefined) throw new Error(`Unknown operation ${unknown}; operations are ${KEY_OPERATIONS.join(', ')}`);
+    if (operations.length === 0) throw new Error('A key needs at least one operation');
+  }
+  if (expiresAt !== undefined) {
+    const at = Date.parse(expiresAt);
+    if (Number.isNaN(at)) throw new Error(`Invalid expiry ${expiresAt}`);
+    if (at <= now) throw new Error(`Expiry ${new Date(at).toISOString()} is not in the future`);
+  }
+  return {
+    // Stored in the API's order, once each; no list at all means every operation.
+    ...(operations && { operations: KEY_OPERATIONS.filter((operation) => operations.includes(operation)) }),
+    ...(expiresAt !== undefined && { expiresAt: new Date(Date.parse(expiresAt)).toISOString() }),
+  };
+}
+
+const issued = (ownerEmail: string, keyId: string, apiKey: string, scope: KeyScope): IssuedKey => ({
+  owner_email: ownerEmail,
+  key_id: keyId,
+  api_key: apiKey,
+  operations: scope.operations ?? KEY_OPERATIONS,
+  expires_at: scope.expiresAt ?? null,
+});
 
 /**
  * Creates an owner, its own account (a white-label user of its own tool, with a
  * random password nobody is shown) and its first API key.
  */
-export async function createOwner(repository: Repository, email: string, policy: PasswordPolicy): Promise<IssuedKey> {
+export async function createOwner(store: OwnerStore, email: string, policy: PasswordPolicy, scope: KeyScope = {}): Promise<IssuedKey> {
+  const now = Date.now();
+  const checked = checkScope(scope, now);
   const ownerEmail = normalizeEmail(email);
-  const createdAt = new Date().toISOString();
+  const createdAt = new Date(now).toISOString();
   const ownerId = randomUUID();
   const { apiKey, keyId, digest } = newApiKey();
-  const created = await repository.createOwner(
+  const created = await store.createOwner(
     { ownerId, ownerEmail, createdAt },
     { passwordHash: await hashPassword(generatePassword(policy)) },
-    { digest, keyId, ownerId, ownerEmail, createdAt },
+    { digest, keyId, ownerId, ownerEmail, createdAt, ...checked },
   );
   if (!created) throw new Error(`Owner ${ownerEmail} already exists`);
-  return { owner_email: ownerEmail, key_id: keyId, api_key: apiKey };
+  return issued(ownerEmail, keyId, apiKey, checked);
 }
 
-/** Issues another key for an existing owner (rotation). */
-export async function issueKey(repository: Repository, email: string): Promise<IssuedKey> {
-  const owner = await repository.findOwner(normalizeEmail(email));
-  if (!owner) throw new Error(`No owner ${normalizeEmail(email)}`);
+/** Issues another key for an existing owner (rotation, or a key limited to some operations or a time). */
+export async function issueKey(store: OwnerStore, email: string, scope: KeyScope = {}): Promise<IssuedKey> {
+  const now = Date.now();
+  const checked = checkScope(scope, now);
+  const owner = await findOwnerOrThrow(store, email);
   const { apiKey, keyId, digest } = newApiKey();
-  await repository.putApiKey({ digest, keyId, ownerId: owner.ownerId, ownerEmail: owner.ownerEmail, createdAt: new Date().toISOString() });
-  return { owner_email: owner.ownerEmail, key_id: keyId, api_key: apiKey };
+  await store.putApiKey({
+    digest,
+    keyId,
+    ownerId: owner.ownerId,
+    ownerEmail: owner.ownerEmail,
+    createdAt: new Date(now).toISOString(),
+    ...checked,
+  });
+  return issued(owner.ownerEmail, keyId, apiKey, checked);
+}
+
+async function findOwnerOrThrow(store: OwnerStore, email: string): Promise<OwnerRecord> {
+  const owner = await store.findOwner(normalizeEmail(email));
+  if (!owner) throw new Error(`No owner ${normalizeEmail(email)}`);
+  return owner;
 }
 
 /** Revokes a key by its id; warm functions stop accepting it within the key-cache TTL. */
-export async function revokeKey(repository: Repository, keyId: string): Promise<ApiKeyRecord> {
-  const key = await repository.findApiKeyById(keyId);
+export async function revokeKey(store: OwnerStore, keyId: string): Promise<ApiKeyRecord> {
+  const key = await store.findApiKeyById(keyId);
   if (!key) throw new Error(`No key ${keyId}`);
-  await repository.revokeApiKey(key.digest);
+  await store.revokeApiKey(key.digest);
   return key;
 }
 
-/** An owner's keys, without digests. */
-export async function listKeys(repository: Repository, email: string) {
-  const keys = await repository.listApiKeys(normalizeEmail(email));
-  return keys.map(({ keyId, createdAt, revokedAt }) => ({ key_id: keyId, created_at: createdAt, revoked_at: revokedAt ?? null }));
+/** One key as `list-keys` shows it: never the key or its digest. */
+export interface ListedKey {
+  key_id: string;
+  operations: readonly OperationName[];
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** An owner's keys, oldest first, without digests; throws for an unknown owner. */
+export async function listKeys(store: OwnerStore, email: string): Promise<ListedKey[]> {
+  const owner = await findOwnerOrThrow(store, email);
+  const keys = await store.listApiKeys(owner.ownerEmail);
+  return keys
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId))
+    .map((key) => ({
+      key_id: key.keyId,
+      operations: key.operations ?? KEY_OPERATIONS,
+      created_at: key.createdAt,
+      expires_at: key.expiresAt ?? null,
+      revoked_at: key.revokedAt ?? null,
+      last_used_at: key.lastUsedAt ?? null,
+    }));
 }

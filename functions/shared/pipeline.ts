@@ -1,6 +1,7 @@
 /**
  * The one request pipeline every operation runs through, built once per cold start:
- * access log → error shaping → header normalisation → API key → body → schema → operation.
+ * access log → error shaping → header normalisation → API key → Idempotency-Key shape → body →
+ * schema → idempotency look-up → operation.
  */
 
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -9,13 +10,15 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type Config, readConfig } from './config';
 import { createDocumentClient } from './dynamodb';
+import { keyUseRecorder } from './key-use';
 import { logger } from './logger';
 import { accessLog } from './middleware/access-log';
-import { type AuthenticatedContext, apiKeyAuth } from './middleware/api-key-auth';
+import { apiKeyAuth } from './middleware/api-key-auth';
+import { type IdempotentContext, idempotency } from './middleware/idempotency';
 import { parseBody } from './middleware/parse-body';
 import { shapeErrors } from './middleware/shape-errors';
 import { validateBody } from './middleware/validate-body';
-import { createRepository, type Repository } from './repository';
+import { createIdempotencyStore, createRepository, type Repository } from './repository';
 import { operationSchemas } from './schemas';
 import type { Owner } from './users';
 
@@ -23,11 +26,13 @@ import type { Owner } from './users';
 const config = readConfig();
 const client = createDocumentClient({ endpoint: config.dynamodbEndpoint });
 const repository = createRepository(client, config);
+const idempotencyStore = createIdempotencyStore(client, config.idempotencyTableName);
 const schemas = operationSchemas(config.passwordPolicy);
-const auth = apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs });
+// One per process, shared by the operations it serves: last_used_at is written once an hour per key.
+const recordKeyUse = keyUseRecorder(repository);
 
 /** The process's shared dependencies; tests reach the client through this to inject storage faults. */
-export const dependencies = { client, repository, config };
+export const dependencies = { client, repository, idempotencyStore, config };
 
 /** What an operation receives once the pipeline has authenticated and validated the request. */
 export interface OperationInput<Body> {
@@ -39,7 +44,7 @@ export interface OperationInput<Body> {
 
 export interface OperationSpec<Body> {
   readonly name: keyof typeof schemas;
-  /** SPEC.md's failure message, answered with 500 for anything unexpected. */
+  /** The operation's failure message (docs/api-contract.md), answered with 500 for anything unexpected. */
   readonly failureMessage: string;
   readonly run: (input: OperationInput<Body>) => Promise<APIGatewayProxyResult>;
 }
@@ -49,16 +54,24 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
 
 /** Wraps an operation in the shared pipeline; the result is the Lambda handler. */
 export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AuthenticatedContext>({ timeoutEarlyInMillis: 500 })
+  const idempotent = idempotency({ store: idempotencyStore, operation: spec.name });
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, IdempotentContext>({ timeoutEarlyInMillis: 500 })
     // Never the event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it holds the API key and passwords.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(accessLog(spec.name))
     .use(shapeErrors(spec.failureMessage))
     .use(httpHeaderNormalizer())
-    .use(auth)
+    // A key cache per operation, as each deployed function has its own; the key's operations are checked against spec.name.
+    .use(apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))
+    .use(idempotent.keyShape)
     .use(parseBody())
     .use(validateBody(schemas[spec.name]))
-    .handler((event, context) => spec.run({ body: event.body as Body, owner: context.owner, repository, config }));
+    .use(idempotent.lookUp)
+    // A replayed response stands in for the operation, so the access log and error shaping still see it.
+    .handler(
+      async (event, context) =>
+        context.idempotency?.replay ?? spec.run({ body: event.body as Body, owner: context.owner, repository, config }),
+    );
   // The pipeline adds `owner` to the context; callers pass Lambda's plain one.
   return handler as unknown as ApiHandler;
 }

@@ -11,41 +11,28 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DocumentClient } from './dynamodb';
-import { API_KEY_PK_PREFIX, apiKeyKey, OWNERS_TABLE, ownerKey, PROFILE_SK, userKey, userPk } from './table-layout';
-
-/** A user's profile as stored. `white_label` is set only on owner accounts. */
-export interface UserRecord {
-  readonly ownerId: string;
-  readonly email: string;
-  readonly passwordHash: string;
-  readonly shouldResetPassword: boolean;
-  readonly whiteLabel?: boolean;
-}
-
-/** An API key as stored: only its digest, never the key. */
-export interface ApiKeyRecord {
-  readonly digest: string;
-  readonly keyId: string;
-  readonly ownerId: string;
-  readonly ownerEmail: string;
-  readonly createdAt: string;
-  readonly revokedAt?: string;
-}
-
-export interface OwnerRecord {
-  readonly ownerId: string;
-  readonly ownerEmail: string;
-  readonly createdAt: string;
-}
-
-/** Why a conditional write on a user was refused. */
-export type Refusal = 'not_found' | 'white_label';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './idempotency';
+import type { ApiKeyRecord, OwnerRecord, OwnerStore } from './owners';
+import type { OperationName } from './schemas';
+import {
+  API_KEY_PK_PREFIX,
+  apiKeyKey,
+  IDEMPOTENCY_TABLE,
+  idempotencyRecordKey,
+  KEY_LAST_USED_ATTRIBUTE,
+  OWNERS_TABLE,
+  ownerKey,
+  PROFILE_SK,
+  userKey,
+  userPk,
+} from './table-layout';
+import type { Refusal, UserItems, UserRecord, UserStore } from './users';
 
 const BATCH_SIZE = 25;
 const BATCHES_IN_FLIGHT = 4;
 
-/** All DynamoDB access, behind one small interface. */
-export function createRepository(db: DocumentClient, tables: { usersTableName: string; ownersTableName: string }) {
+/** All DynamoDB access: the adapter behind the domain's two ports, {@link UserStore} and {@link OwnerStore}. */
+export function createRepository(db: DocumentClient, tables: { usersTableName: string; ownersTableName: string }): Repository {
   const Users = tables.usersTableName;
   const Owners = tables.ownersTableName;
   const now = () => new Date().toISOString();
@@ -128,9 +115,10 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
       }
     },
 
-    /** Sort keys of every item in the user's collection, and whether the profile is white-label. */
-    async listUserItems(ownerId: string, email: string): Promise<{ sortKeys: string[]; whiteLabel: boolean }> {
-      const sortKeys: string[] = [];
+    /** The user's item collection in one consistent Query (paged): the profile's flags and the associated items' sort keys. */
+    async listUserItems(ownerId: string, email: string): Promise<UserItems> {
+      const associatedItems: string[] = [];
+      let profileExists = false;
       let whiteLabel = false;
       let startKey: Record<string, unknown> | undefined;
       do {
@@ -145,12 +133,15 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
           }),
         );
         for (const item of page.Items ?? []) {
-          sortKeys.push(item.sk as string);
-          if (item.sk === PROFILE_SK && item.white_label) whiteLabel = true;
+          if (item.sk !== PROFILE_SK) associatedItems.push(item.sk as string);
+          else {
+            profileExists = true;
+            whiteLabel = item.white_label === true;
+          }
         }
         startKey = page.LastEvaluatedKey;
       } while (startKey);
-      return { sortKeys, whiteLabel };
+      return { profileExists, whiteLabel, associatedItems };
     },
 
     /** Deletes items of the collection, 25 a batch, retrying what DynamoDB leaves unprocessed. */
@@ -285,10 +276,130 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
         }),
       );
     },
+
+    /**
+     * One conditional UpdateItem that only ever moves last_used_at forward to `hour`: when the
+     * stored hour is current (another function wrote it) or the key is gone, nothing is written.
+     * It touches no attribute but last_used_at, which the functions' IAM policy enforces.
+     */
+    async recordKeyUse(digest: string, hour: string): Promise<void> {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: Owners,
+            Key: apiKeyKey(digest),
+            UpdateExpression: 'SET #used = :hour',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#used) OR #used < :hour)',
+            ExpressionAttributeNames: { '#used': KEY_LAST_USED_ATTRIBUTE },
+            ExpressionAttributeValues: { ':hour': hour },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
   };
 }
 
-export type Repository = ReturnType<typeof createRepository>;
+/**
+ * The idempotency records, on their own table (the {@link IdempotencyStore} port). Each case is one
+ * call: the claim is a conditional put that hands back the live record it ran into (ALL_OLD), so
+ * a replay, a 409 or a 422 costs that one write and no read.
+ */
+export function createIdempotencyStore(db: DocumentClient, tableName: string): IdempotencyStore {
+  const ttl = IDEMPOTENCY_TABLE.timeToLiveAttribute!;
+  const key = (claim: IdempotencyClaim) => idempotencyRecordKey(claim.ownerId, claim.keyDigest);
+  return {
+    async claimIdempotencyKey(claim, now) {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...key(claim),
+              state: 'in_progress',
+              fingerprint: claim.fingerprint,
+              claim_id: claim.claimId,
+              in_progress_until: claim.inProgressUntil,
+              [ttl]: claim.expiresAt,
+            },
+            // DynamoDB's TTL deletes late (and DynamoDB Local never does): an expired record, or a
+            // claim whose function is past its deadline, is taken over as if absent.
+            ConditionExpression:
+              'attribute_not_exists(pk) OR #ttl <= :nowSeconds OR (#state = :inProgress AND in_progress_until <= :nowMs)',
+            ExpressionAttributeNames: { '#ttl': ttl, '#state': 'state' },
+            ExpressionAttributeValues: {
+              ':nowSeconds': Math.floor(now.getTime() / 1000),
+              ':nowMs': now.getTime(),
+              ':inProgress': 'in_progress',
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { claimed: true };
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException && error.Item) {
+          return { claimed: false, record: toIdempotencyRecord(unmarshall(error.Item as never)) };
+        }
+        throw error;
+      }
+    },
+
+    async completeIdempotencyKey(claim, response) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(claim),
+            UpdateExpression:
+              'SET #state = :completed, status_code = :status, sealed_body = :body, #ttl = :expiresAt REMOVE in_progress_until',
+            ConditionExpression: 'claim_id = :claimId',
+            ExpressionAttributeNames: { '#state': 'state', '#ttl': ttl },
+            ExpressionAttributeValues: {
+              ':completed': 'completed',
+              ':status': response.statusCode,
+              ':body': response.sealedBody,
+              ':expiresAt': response.expiresAt,
+              ':claimId': claim.claimId,
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    async releaseIdempotencyKey(claim) {
+      try {
+        await db.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: key(claim),
+            ConditionExpression: 'claim_id = :claimId',
+            ExpressionAttributeValues: { ':claimId': claim.claimId },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+  };
+}
+
+const toIdempotencyRecord = (item: Record<string, unknown>): IdempotencyRecord =>
+  item.state === 'completed'
+    ? {
+        state: 'completed',
+        fingerprint: item.fingerprint as string,
+        statusCode: item.status_code as number,
+        sealedBody: item.sealed_body as Uint8Array,
+      }
+    : { state: 'in_progress', fingerprint: item.fingerprint as string };
+
+/** The DynamoDB repository: both ports in one object, one client. */
+export type Repository = UserStore & OwnerStore;
 
 const toApiKey = (item: Record<string, unknown>): ApiKeyRecord => ({
   digest: (item.pk as string).slice(API_KEY_PK_PREFIX.length),
@@ -297,6 +408,10 @@ const toApiKey = (item: Record<string, unknown>): ApiKeyRecord => ({
   ownerEmail: item.owner_email as string,
   createdAt: item.created_at as string,
   ...(typeof item.revoked_at === 'string' && { revokedAt: item.revoked_at }),
+  // Items written before keys had scopes carry neither attribute: every operation, no expiry.
+  ...(Array.isArray(item.operations) && { operations: item.operations as OperationName[] }),
+  ...(item.expires_at !== undefined && { expiresAt: String(item.expires_at) }),
+  ...(typeof item[KEY_LAST_USED_ATTRIBUTE] === 'string' && { lastUsedAt: item[KEY_LAST_USED_ATTRIBUTE] }),
 });
 
 const fromApiKey = (key: ApiKeyRecord) => ({
@@ -305,4 +420,6 @@ const fromApiKey = (key: ApiKeyRecord) => ({
   owner_id: key.ownerId,
   owner_email: key.ownerEmail,
   created_at: key.createdAt,
+  ...(key.operations && { operations: [...key.operations] }),
+  ...(key.expiresAt !== undefined && { expires_at: key.expiresAt }),
 });

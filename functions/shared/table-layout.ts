@@ -13,6 +13,8 @@ export interface TableLayout {
     readonly partitionKey: KeyAttribute;
     readonly sortKey?: KeyAttribute;
   }[];
+  /** A number attribute holding an epoch second after which DynamoDB's TTL deletes the item. */
+  readonly timeToLiveAttribute?: string;
 }
 
 /**
@@ -43,6 +45,20 @@ export const OWNERS_TABLE: TableLayout = {
   ],
 };
 
+/**
+ * Idempotency records, one per owner and Idempotency-Key. The key itself is never stored: an
+ * item is addressed by the owner and a SHA-256 digest of the key. DynamoDB's TTL removes an item
+ * some time after `expires_at`; the service treats an expired item as absent meanwhile.
+ */
+export const IDEMPOTENCY_TABLE: TableLayout = {
+  partitionKey: { name: 'pk', type: 'S' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'expires_at',
+};
+
+/** Primary key of an idempotency record: the owner's tool, then the digest of its key. */
+export const idempotencyRecordKey = (ownerId: string, keyDigest: string) => ({ pk: `${ownerId}#${keyDigest}` });
+
 /** Sort key of a user's profile item; every other item in the collection is associated data. */
 export const PROFILE_SK = 'PROFILE';
 
@@ -57,6 +73,12 @@ export const API_KEY_PK_PREFIX = 'KEY#';
 
 /** Primary key of an API key item (the key itself is never stored). */
 export const apiKeyKey = (digest: string) => ({ pk: `${API_KEY_PK_PREFIX}${digest}` });
+
+/**
+ * The one attribute of a key item the functions write: the hour of its last use. The functions'
+ * IAM policy allows an UpdateItem on the owners table to touch this attribute and no other.
+ */
+export const KEY_LAST_USED_ATTRIBUTE = 'last_used_at';
 
 /** Primary key of an owner record. */
 export const ownerKey = (ownerEmail: string) => ({ pk: `OWNER#${ownerEmail}` });

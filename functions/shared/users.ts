@@ -3,14 +3,47 @@
 import type { PasswordPolicy } from './config';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
-import type { Refusal, Repository } from './repository';
-import { PROFILE_SK } from './table-layout';
 
 /** The caller: the owner whose tool the users belong to. */
 export interface Owner {
   readonly ownerId: string;
   readonly ownerEmail: string;
   readonly keyId: string;
+}
+
+/** A user's profile as stored. `whiteLabel` is set only on owner accounts. */
+export interface UserRecord {
+  readonly ownerId: string;
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly shouldResetPassword: boolean;
+  readonly whiteLabel?: boolean;
+}
+
+/** Why a conditional write on a user was refused. */
+export type Refusal = 'not_found' | 'white_label';
+
+/** A user's item collection: the profile and the data associated with the user. */
+export interface UserItems {
+  readonly profileExists: boolean;
+  readonly whiteLabel: boolean;
+  /** Opaque keys of the associated items (everything in the collection but the profile). */
+  readonly associatedItems: readonly string[];
+}
+
+/**
+ * What the user operations need from storage (the port). functions/shared/repository.ts
+ * implements it on DynamoDB; the rules below know nothing of tables or keys.
+ */
+export interface UserStore {
+  /** One conditional create; false when the e-mail already exists in this owner's tool. */
+  createUser(user: UserRecord): Promise<boolean>;
+  /** Sets the hash unless the user is unknown or white-label. */
+  setPasswordHash(ownerId: string, email: string, passwordHash: string): Promise<'updated' | Refusal>;
+  listUserItems(ownerId: string, email: string): Promise<UserItems>;
+  deleteUserItems(ownerId: string, email: string, items: readonly string[]): Promise<void>;
+  /** Deletes the profile unless the user is unknown or white-label. */
+  deleteProfile(ownerId: string, email: string): Promise<'deleted' | Refusal>;
 }
 
 export interface CreateUserInput {
@@ -23,14 +56,14 @@ export type CreateUserOutcome = { created: true; user_email: string; user_passwo
 
 /** Creates a user in the owner's tool, generating a password when none is given. */
 export async function createUser(
-  repository: Repository,
+  store: UserStore,
   owner: Owner,
   input: CreateUserInput,
   policy: PasswordPolicy,
 ): Promise<CreateUserOutcome> {
   const email = normalizeEmail(input.user_email);
   const password = input.user_password ?? generatePassword(policy);
-  const created = await repository.createUser({
+  const created = await store.createUser({
     ownerId: owner.ownerId,
     email,
     passwordHash: await hashPassword(password),
@@ -48,9 +81,9 @@ export interface ResetPasswordInput {
  * Sets a new password. The hash is computed before the user is looked up, so an
  * unknown user costs the caller as much time as a known one.
  */
-export async function resetUserPassword(repository: Repository, owner: Owner, input: ResetPasswordInput): Promise<'reset' | Refusal> {
+export async function resetUserPassword(store: UserStore, owner: Owner, input: ResetPasswordInput): Promise<'reset' | Refusal> {
   const passwordHash = await hashPassword(input.new_password);
-  const outcome = await repository.setPasswordHash(owner.ownerId, normalizeEmail(input.user_email), passwordHash);
+  const outcome = await store.setPasswordHash(owner.ownerId, normalizeEmail(input.user_email), passwordHash);
   return outcome === 'updated' ? 'reset' : outcome;
 }
 
@@ -62,17 +95,13 @@ export interface DeleteUserInput {
  * Deletes the user's whole item collection: associated data first, the profile
  * last, so a delete that fails half way leaves the user visible and a retry finishes it.
  */
-export async function deleteUser(repository: Repository, owner: Owner, input: DeleteUserInput): Promise<'deleted' | Refusal> {
+export async function deleteUser(store: UserStore, owner: Owner, input: DeleteUserInput): Promise<'deleted' | Refusal> {
   const email = normalizeEmail(input.user_email);
-  const { sortKeys, whiteLabel } = await repository.listUserItems(owner.ownerId, email);
-  if (!sortKeys.includes(PROFILE_SK)) return 'not_found';
+  const { profileExists, whiteLabel, associatedItems } = await store.listUserItems(owner.ownerId, email);
+  if (!profileExists) return 'not_found';
   if (whiteLabel) return 'white_label';
-  await repository.deleteUserItems(
-    owner.ownerId,
-    email,
-    sortKeys.filter((sk) => sk !== PROFILE_SK),
-  );
-  const outcome = await repository.deleteProfile(owner.ownerId, email);
+  await store.deleteUserItems(owner.ownerId, email, associatedItems);
+  const outcome = await store.deleteProfile(owner.ownerId, email);
   // The profile was there a moment ago; gone now, it was deleted: by this request's own
   // attempt whose answer was lost (the SDK retried), or by a concurrent delete.
   return outcome === 'not_found' ? 'deleted' : outcome;

@@ -71,7 +71,7 @@ export class UserManagementApi extends Construct {
   readonly accessLogs: LogGroup;
   /** The group API Gateway writes the stage's execution logs to, created here so it gets the stage's retention. */
   readonly executionLogs: LogGroup;
-  /** The stage URL without a trailing slash: SPEC's base_url. */
+  /** The stage URL without a trailing slash: the API's `{base_url}` (docs/api-contract.md). */
   readonly baseUrl: string;
   /** The versioned root, `${baseUrl}/v1`. */
   readonly versionedUrl: string;

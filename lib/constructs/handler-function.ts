@@ -152,4 +152,24 @@ export class HandlerFunction extends Construct {
       }),
     );
   }
+
+  /**
+   * Grants UpdateItem on this table (not its indexes) that may name only the table's key
+   * attributes and `attributes` (IAM's `dynamodb:Attributes`; IAM needs the key named, and an
+   * UpdateItem cannot change a key) and returns nothing: the function can record these
+   * attributes on an item, and can neither rewrite its other attributes nor read it this way.
+   */
+  allowUpdateOf(table: ITable, keyAttributes: readonly string[], attributes: readonly string[]): void {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, ...attributes] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      }),
+    );
+  }
 }

@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { type AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
+import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
 
 export interface TablesProps {
   /**
@@ -11,16 +11,19 @@ export interface TablesProps {
   readonly retainData?: boolean;
 }
 
-/** The users and owners tables, built from the one shared table layout. */
+/** The users, owners and idempotency tables, built from the one shared table layout. */
 export class Tables extends Construct {
   readonly users: Table;
   readonly owners: Table;
+  /** Idempotency-Key records; DynamoDB's TTL removes them after their 24 hours. */
+  readonly idempotency: Table;
 
   constructor(scope: Construct, id: string, props: TablesProps = {}) {
     super(scope, id);
     const retainData = props.retainData ?? true;
     this.users = tableFromLayout(this, 'Users', USERS_TABLE, retainData);
     this.owners = tableFromLayout(this, 'Owners', OWNERS_TABLE, retainData);
+    this.idempotency = tableFromLayout(this, 'Idempotency', IDEMPOTENCY_TABLE, retainData);
   }
 }
 
@@ -39,6 +42,7 @@ function tableFromLayout(scope: Construct, id: string, layout: TableLayout, reta
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     deletionProtection: retainData,
     removalPolicy: retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    ...(layout.timeToLiveAttribute && { timeToLiveAttribute: layout.timeToLiveAttribute }),
   });
   for (const index of layout.globalSecondaryIndexes) {
     table.addGlobalSecondaryIndex({

@@ -12,9 +12,9 @@ import { MESSAGES } from '../../functions/shared/messages';
 import { apiKeyAuth } from '../../functions/shared/middleware/api-key-auth';
 import { issueKey, revokeKey } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
+import { observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
-import { observeRequests } from './support/faults';
 import { collection, ownerWithId, type TestOwner } from './support/world';
 
 const { client, repository, config } = dependencies;
@@ -48,7 +48,7 @@ async function authenticateWith(auth: ReturnType<typeof apiKeyAuth>, key: string
 describe('revocation', () => {
   it('takes effect within the TTL of a cache built with a short TTL (real clock)', async () => {
     const TTL_MS = 400;
-    const auth = apiKeyAuth({ repository, ttlMs: TTL_MS });
+    const auth = apiKeyAuth({ repository, ttlMs: TTL_MS, operation: 'deleteUser' });
     const { api_key, key_id } = await newKey();
     expect(await authenticateWith(auth, api_key)).toBe(`accepted as ${owner.ownerId}`);
 
@@ -147,7 +147,7 @@ describe('a key that is not exactly a valid key is refused', () => {
     }
     expect(await collection(owner.ownerId, email)).toEqual([]);
     // HTTP strips a header value's outer whitespace; behind API Gateway the handler sees it as sent.
-    const auth = apiKeyAuth({ repository, ttlMs: 1_000 });
+    const auth = apiKeyAuth({ repository, ttlMs: 1_000, operation: 'createUser' });
     for (const padded of [`${key} `, ` ${key}`, `${key}\n`, `\t${key}`])
       expect(await authenticateWith(auth, padded)).toBe(`401 ${MESSAGES.unauthorized}`);
     // The key itself works, under any spelling of the header name.

@@ -10,9 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { createDocumentClient } from '../../functions/shared/dynamodb';
 import { MESSAGES } from '../../functions/shared/messages';
 import { dependencies } from '../../functions/shared/pipeline';
+import { faultsInjected, injectFault, retryCapacity } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
-import { faultsInjected, injectFault, retryCapacity } from './support/faults';
 import { ownerWithId, storedPasswordIs, type TestOwner } from './support/world';
 
 const { client } = dependencies;

@@ -15,7 +15,13 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 
-const captured = { lines: [] as string[], sentKeys: new Set<string>(), sentPasswords: new Set<string>(), responses: [] as string[] };
+const captured = {
+  lines: [] as string[],
+  sentKeys: new Set<string>(),
+  sentIdempotencyKeys: new Set<string>(),
+  sentPasswords: new Set<string>(),
+  responses: [] as string[],
+};
 
 beforeAll(() => {
   // Log lines go to process.stdout/stderr (Powertools' own Console); anything else to jest's console.
@@ -34,6 +40,8 @@ beforeAll(() => {
   jest.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
     const headers = new Headers(init?.headers);
     if (headers.get('x-api-key')) captured.sentKeys.add(headers.get('x-api-key')!);
+    // An Idempotency-Key unlocks its record (the sealed answer, a password included): as secret as a password.
+    if (headers.get('idempotency-key')) captured.sentIdempotencyKeys.add(headers.get('idempotency-key')!);
     if (typeof init?.body === 'string') collectPasswords(init.body);
     const response = await fetch(input, init);
     const text = await response.clone().text();
@@ -70,7 +78,7 @@ const { MESSAGES } = await import('../../functions/shared/messages');
 const { dependencies } = await import('../../functions/shared/pipeline');
 const { apiClient } = await import('../support/http-client');
 const { startLocalServer, uniqueEmail } = await import('../support/local');
-const { injectFault } = await import('./support/faults');
+const { injectFault } = await import('../support/faults');
 const { LEAK_PATTERNS } = await import('./support/contract');
 const { collection, ownerWithId } = await import('./support/world');
 
@@ -144,6 +152,7 @@ describe('what was captured', () => {
     const secrets = [
       ...[...captured.sentPasswords].filter((p) => p.length >= 8).map((value) => ['password', value]),
       ...[...captured.sentKeys].filter((k) => k.length >= 8).map((value) => ['API key', value]),
+      ...[...captured.sentIdempotencyKeys].filter((k) => k.length >= 16).map((value) => ['Idempotency-Key', value]),
       ...hashes.map((value) => ['hash', value.split('$').at(-1)!]),
       ...digests.map((value) => ['key digest', value]),
     ];
@@ -168,6 +177,7 @@ describe('what was captured', () => {
 
     // The capture saw real traffic: the suite's requests and their log lines.
     expect(captured.responses.length).toBeGreaterThan(100);
+    expect(captured.sentIdempotencyKeys.size).toBeGreaterThan(10);
     expect(captured.lines.filter((line) => line.includes('"Request completed"')).length).toBeGreaterThan(100);
     if (process.env.HARDENING_REPORT) {
       console.log(`secrets: ${captured.lines.length} log lines, ${captured.responses.length} responses, ${secrets.length} secrets checked`);

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
 import { issueKey } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
+import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
-import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from './support/faults';
 import { collection, ownerWithId, profileOf, storedPasswordIs, type TestOwner } from './support/world';
 
 const { client, config } = dependencies;

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
 import { issueKey } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
+import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
-import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from './support/faults';
 import { collection, ownerWithId, storedPasswordIs, type TestOwner } from './support/world';
 
 const { client, config } = dependencies;
@@ -43,7 +43,8 @@ async function freshCallerAndUser() {
 const CALLS: { call: string; operation: DynamoOperation; table?: string }[] = [
   { call: 'GetItem of the API key', operation: 'GetItem', table: config.ownersTableName },
   { call: "GetItem of the owner's account", operation: 'GetItem', table: config.usersTableName },
-  { call: 'conditional UpdateItem of the password', operation: 'UpdateItem' },
+  // On the users table: a fresh key's first request also records its use with an UpdateItem on the owners table.
+  { call: 'conditional UpdateItem of the password', operation: 'UpdateItem', table: config.usersTableName },
 ];
 const KINDS: FaultKind[] = ['throttle', 'internal', 'timeout'];
 
@@ -72,7 +73,7 @@ describe.each(CALLS)('resetUserPassword when the $call fails', ({ operation, tab
 describe('resetUserPassword when the UpdateItem is applied but its response is lost', () => {
   it("once: the SDK's retry sets the same hash again and the caller gets 200", async () => {
     const { api, email } = await freshCallerAndUser();
-    const fault = injectFault(client, { operation: 'UpdateItem', kind: 'lost-response', times: 1 });
+    const fault = injectFault(client, { operation: 'UpdateItem', table: config.usersTableName, kind: 'lost-response', times: 1 });
     const response = await api('/v1/resetUserPassword', { user_email: email, new_password: 'the new password' }).finally(fault.remove);
 
     expect(fault.attempts).toBe(2);
@@ -83,7 +84,7 @@ describe('resetUserPassword when the UpdateItem is applied but its response is l
   it('on every attempt: 500; the new password is in place and the retry answers 200', async () => {
     const { api, email } = await freshCallerAndUser();
     expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
-    const fault = injectFault(client, { operation: 'UpdateItem', kind: 'lost-response' });
+    const fault = injectFault(client, { operation: 'UpdateItem', table: config.usersTableName, kind: 'lost-response' });
     const response = await api('/v1/resetUserPassword', { user_email: email, new_password: 'the new password' }).finally(fault.remove);
 
     expect([response.status, response.body]).toEqual([500, { message: MESSAGES.resetFailed }]);

@@ -1,4 +1,4 @@
-/** SPEC.md 4.1 and CONTRACT.md "createUser", row by row. */
+/** docs/api-contract.md "createUser", row by row. */
 
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
@@ -44,7 +44,7 @@ describe('createUser', () => {
     expect([response.status, response.body]).toEqual([400, { message: MESSAGES.userEmailMissing }]);
   });
 
-  it('a field not listed in SPEC.md: 400 Unknown parameter', async () => {
+  it('a field the operation does not list: 400 Unknown parameter', async () => {
     const response = await create({ user_email: suite.api.email('unknown'), is_admin: true });
     expect([response.status, response.body]).toEqual([400, { message: 'Unknown parameter: is_admin.' }]);
   });

@@ -1,4 +1,4 @@
-/** SPEC.md 4.3 and CONTRACT.md "deleteUser", row by row. */
+/** docs/api-contract.md "deleteUser", row by row. */
 
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
@@ -31,7 +31,7 @@ describe('deleteUser', () => {
     expect([response.status, response.body]).toEqual([400, { message: MESSAGES.missingParameters }]);
   });
 
-  it('a field not listed in SPEC.md: 400 Unknown parameter', async () => {
+  it('a field the operation does not list: 400 Unknown parameter', async () => {
     const response = await remove({ user_email: 'a@example.com', hard: true });
     expect([response.status, response.body]).toEqual([400, { message: 'Unknown parameter: hard.' }]);
   });

@@ -1,4 +1,4 @@
-/** SPEC.md 4.2 and CONTRACT.md "resetUserPassword", row by row. */
+/** docs/api-contract.md "resetUserPassword", row by row. */
 
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';
@@ -39,7 +39,7 @@ describe('resetUserPassword', () => {
     expect([response.status, response.body]).toEqual([400, { message: MESSAGES.missingParameters }]);
   });
 
-  it('a field not listed in SPEC.md: 400 Unknown parameter', async () => {
+  it('a field the operation does not list: 400 Unknown parameter', async () => {
     const response = await reset({ user_email: existing, new_password: 'long enough', notify: false });
     expect([response.status, response.body]).toEqual([400, { message: 'Unknown parameter: notify.' }]);
   });

@@ -1,4 +1,4 @@
-/** CONTRACT.md "Request handling, in order": routing, authentication, body; every response JSON. */
+/** docs/api-contract.md "Order of checks": routing, authentication, body; every response JSON. */
 
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../functions/shared/messages';

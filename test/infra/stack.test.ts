@@ -4,7 +4,7 @@ import { type CfnElement, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { OPENAPI_PATH } from '../../functions/shared/openapi';
-import { OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
+import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
 import { buildApp } from '../../lib/app';
 import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
 import { STAGES } from '../../lib/stage-config';
@@ -20,9 +20,9 @@ const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?:
   stack.getLogicalId(element.node.defaultChild as CfnElement);
 
 describe('tables', () => {
-  it.each(STAGES)('%s: two on-demand, encrypted tables with point-in-time recovery', (stage) => {
+  it.each(STAGES)('%s: three on-demand, encrypted tables with point-in-time recovery', (stage) => {
     const { template } = byStage[stage];
-    template.resourceCountIs('AWS::DynamoDB::Table', 2);
+    template.resourceCountIs('AWS::DynamoDB::Table', 3);
     template.allResourcesProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
       SSESpecification: { SSEEnabled: true },
@@ -48,6 +48,20 @@ describe('tables', () => {
         Projection: { ProjectionType: 'ALL' },
       })),
     );
+    const idempotency = resourcesOf(template)[logicalId(stack, stack.tables.idempotency)];
+    expect(idempotency?.Properties?.KeySchema).toEqual(keySchema(IDEMPOTENCY_TABLE));
+  });
+
+  it.each(STAGES)('%s: idempotency records expire through DynamoDB TTL on expires_at; no other table has TTL', (stage) => {
+    const { template, stack } = byStage[stage];
+    const resources = resourcesOf(template);
+    expect(resources[logicalId(stack, stack.tables.idempotency)]?.Properties?.TimeToLiveSpecification).toEqual({
+      AttributeName: 'expires_at',
+      Enabled: true,
+    });
+    for (const table of [stack.tables.users, stack.tables.owners]) {
+      expect(resources[logicalId(stack, table)]?.Properties?.TimeToLiveSpecification).toBeUndefined();
+    }
   });
 
   it.each(['prod', 'staging'] as const)('%s: deletion protection on, tables retained on delete and replace', (stage) => {
@@ -89,6 +103,7 @@ describe('functions', () => {
       Variables: {
         USERS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.users) },
         OWNERS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.owners) },
+        IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack, stack.tables.idempotency) },
         PASSWORD_MIN_LENGTH: '8',
         PASSWORD_MAX_LENGTH: '1024',
         API_KEY_CACHE_TTL_SECONDS: '30',
@@ -137,27 +152,46 @@ describe('least privilege', () => {
     deleteUser: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query'],
   };
 
-  it.each(OPERATIONS)('%s: its own log group, GetItem on owners, exactly its actions on users', (operation) => {
-    const { template, stack } = prod;
-    const fn = stack.functions[operation];
-    const tableArn = (table: typeof stack.tables.users) => ({ 'Fn::GetAtt': [logicalId(stack, table), 'Arn'] });
-    const statements = statementsOfRole(template, logicalId(stack, fn.role));
-    expect(statements).toHaveLength(3);
-    expect(statements).toEqual(
-      expect.arrayContaining([
-        {
-          Effect: 'Allow',
-          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          Resource: { 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] },
-        },
-        { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: tableArn(stack.tables.owners) },
-        { Effect: 'Allow', Action: expected[operation], Resource: tableArn(stack.tables.users) },
-      ]),
-    );
-    const role = resourcesOf(template)[logicalId(stack, fn.role)];
-    expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
-    expect(role?.Properties?.Policies).toBeUndefined();
-  });
+  it.each(OPERATIONS)(
+    '%s: its own log group, GetItem on owners, UpdateItem of last_used_at only, exactly its actions on users and on idempotency records',
+    (operation) => {
+      const { template, stack } = prod;
+      const fn = stack.functions[operation];
+      const tableArn = (table: typeof stack.tables.users) => ({ 'Fn::GetAtt': [logicalId(stack, table), 'Arn'] });
+      const statements = statementsOfRole(template, logicalId(stack, fn.role));
+      expect(statements).toHaveLength(5);
+      expect(statements).toEqual(
+        expect.arrayContaining([
+          {
+            Effect: 'Allow',
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Resource: { 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] },
+          },
+          { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: tableArn(stack.tables.owners) },
+          // The key's last use: an UpdateItem that may name the key and last_used_at only, and returns nothing.
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:UpdateItem'],
+            Resource: tableArn(stack.tables.owners),
+            Condition: {
+              'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'last_used_at'] },
+              StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+            },
+          },
+          { Effect: 'Allow', Action: expected[operation], Resource: tableArn(stack.tables.users) },
+          // Claim a key, record the response, drop the claim after a 500; never read, scan or query it.
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Resource: tableArn(stack.tables.idempotency),
+          },
+        ]),
+      );
+      const role = resourcesOf(template)[logicalId(stack, fn.role)];
+      expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
+      expect(role?.Properties?.Policies).toBeUndefined();
+    },
+  );
 
   it('no statement anywhere allows a wildcard action', () => {
     const actions = Object.values(resourcesOf(prod.template))
@@ -357,7 +391,7 @@ describe('outputs', () => {
     return outputs[name]?.Value['Fn::Join'][1];
   };
 
-  it('ApiUrl is the stage URL + /v1; BaseUrl is the stage URL (SPEC base_url)', () => {
+  it('ApiUrl is the stage URL + /v1; BaseUrl is the stage URL (the API base_url)', () => {
     const stageRef = { Ref: logicalId(prod.stack, prod.stack.api.api.deploymentStage) };
     const prefix = [
       'https://',

@@ -34,6 +34,7 @@ export function statementsOfRole(template: Template, roleLogicalId: string) {
       Effect: statement.Effect,
       Action: [statement.Action].flat().sort(),
       Resource: statement.Resource,
+      ...(statement.Condition !== undefined && { Condition: statement.Condition }),
     }));
 }
 

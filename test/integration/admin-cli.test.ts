@@ -1,8 +1,12 @@
 /** `npm run admin -- ...` against DynamoDB Local: one line of JSON on stdout, errors on stderr. */
 
 import { describe, expect, it } from '@jest/globals';
+import { handler as createUser } from '../../functions/createUser/handler';
+import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { digestApiKey } from '../../functions/shared/api-keys';
+import { hourOf } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
+import { invoke } from '../support/events';
 import { uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
 
@@ -18,11 +22,13 @@ describe('admin CLI', () => {
     const lines = created.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const first = JSON.parse(lines[0]!);
-    expect(Object.keys(first)).toEqual(['owner_email', 'key_id', 'api_key']);
+    expect(Object.keys(first)).toEqual(['owner_email', 'key_id', 'api_key', 'operations', 'expires_at']);
     expect(first).toEqual({
       owner_email: email,
       key_id: expect.stringMatching(/^key_[0-9a-f]{16}$/),
       api_key: expect.stringMatching(/^wlk_[A-Za-z0-9_-]{43}$/),
+      operations: ['createUser', 'resetUserPassword', 'deleteUser'],
+      expires_at: null,
     });
     expect((await dependencies.repository.findApiKey(digestApiKey(first.api_key)))?.ownerEmail).toBe(email);
 
@@ -44,25 +50,114 @@ describe('admin CLI', () => {
     const listed = await admin('list-keys', email);
     expect(listed.code).toBe(0);
     const keys = JSON.parse(listed.stdout) as { key_id: string; revoked_at: string | null }[];
+    expect(listed.stdout.trim().split('\n')).toHaveLength(1);
     expect(keys.map((k) => k.key_id).sort()).toEqual([first.key_id, second.key_id].sort());
     expect(keys.find((k) => k.key_id === second.key_id)!.revoked_at).toEqual(expect.any(String));
     expect(keys.find((k) => k.key_id === first.key_id)!.revoked_at).toBeNull();
     expect(listed.stdout).not.toContain('wlk_');
   }, 60_000);
 
-  it('refuses bad usage and unknown targets on stderr with a non-zero exit', async () => {
-    for (const args of [
-      [],
-      ['create-owner'],
-      ['frobnicate', 'x'],
-      ['issue-key', uniqueEmail('nobody')],
-      ['revoke-key', 'key_0000000000000000'],
-    ]) {
+  it('issues scoped and expiring keys, on issue-key and create-owner, and lists them with their last use', async () => {
+    const email = uniqueEmail('cli-scopes');
+    const before = Date.now();
+    const created = await admin('create-owner', email, '--operations', 'deleteUser,createUser', '--expires-in', '30d');
+    expect([created.code, created.stderr]).toEqual([0, '']);
+    const owner = JSON.parse(created.stdout);
+    // Stored and shown in the API's order, whatever order they were given in.
+    expect(owner.operations).toEqual(['createUser', 'deleteUser']);
+    const expiresIn = Date.parse(owner.expires_at) - before;
+    expect(expiresIn).toBeGreaterThanOrEqual(30 * 86_400_000);
+    expect(expiresIn).toBeLessThan(30 * 86_400_000 + 60_000);
+
+    const issued = await admin('issue-key', email, '--operations', 'createUser', '--expires-at', '2099-12-31T23:00:00+02:00');
+    expect(issued.code).toBe(0);
+    const scoped = JSON.parse(issued.stdout);
+    expect(Object.keys(scoped)).toEqual(['owner_email', 'key_id', 'api_key', 'operations', 'expires_at']);
+    expect([scoped.operations, scoped.expires_at]).toEqual([['createUser'], '2099-12-31T21:00:00.000Z']);
+    const dated = JSON.parse((await admin('issue-key', email, '--expires-at', '2099-06-01')).stdout);
+    expect([dated.operations, dated.expires_at]).toEqual([['createUser', 'resetUserPassword', 'deleteUser'], '2099-06-01T00:00:00.000Z']);
+
+    // The scoped key works for its operation (in process, as Lambda calls it) and is refused outside it.
+    const user = uniqueEmail('cli-scoped-user');
+    expect((await invoke(createUser, { user_email: user }, scoped.api_key)).status).toBe(200);
+    expect((await invoke(deleteUser, { user_email: user }, scoped.api_key)).status).toBe(401);
+    const hour = hourOf(Date.now());
+    const recorded = async () => (await dependencies.repository.findApiKeyById(scoped.key_id))?.lastUsedAt;
+    for (let i = 0; i < 100 && (await recorded()) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+
+    const listed = await admin('list-keys', email);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(1);
+    const keys = JSON.parse(listed.stdout) as Record<string, unknown>[];
+    for (const key of keys) {
+      expect(Object.keys(key)).toEqual(['key_id', 'operations', 'created_at', 'expires_at', 'revoked_at', 'last_used_at']);
+    }
+    // Oldest first.
+    expect(keys.map((key) => key.key_id)).toEqual([owner.key_id, scoped.key_id, dated.key_id]);
+    expect(keys[1]).toEqual({
+      key_id: scoped.key_id,
+      operations: ['createUser'],
+      created_at: expect.any(String),
+      expires_at: '2099-12-31T21:00:00.000Z',
+      revoked_at: null,
+      last_used_at: hour,
+    });
+    expect(keys[2]).toMatchObject({ operations: ['createUser', 'resetUserPassword', 'deleteUser'], last_used_at: null });
+    // Never a key, nor a digest.
+    for (const { api_key } of [owner, scoped, dated]) {
+      expect(listed.stdout).not.toContain(api_key.slice(4));
+      expect(listed.stdout).not.toContain(digestApiKey(api_key));
+    }
+    expect(listed.stdout).not.toContain('wlk_');
+  }, 90_000);
+
+  it('--help prints the usage on stdout and exits 0', async () => {
+    for (const args of [['--help'], ['-h'], ['issue-key', '--help']]) {
       const result = await admin(...args);
-      expect([args, result.code === 0, result.stdout]).toEqual([args, false, '']);
-      expect(result.stderr.trim()).not.toBe('');
+      expect([args, result.code, result.stderr]).toEqual([args, 0, '']);
+      expect(result.stdout).toMatch(/^usage: npm run admin -- <command>/);
+      for (const text of ['create-owner', 'issue-key', 'list-keys', 'revoke-key', '--operations', '--expires-in', '--expires-at']) {
+        expect(result.stdout).toContain(text);
+      }
     }
   }, 60_000);
+
+  it('refuses bad usage and unknown targets on stderr with a non-zero exit', async () => {
+    const owner = uniqueEmail('cli-errors');
+    expect((await admin('create-owner', owner)).code).toBe(0);
+    const nobody = uniqueEmail('nobody');
+    // [arguments, exit code, what stderr names]: 2 for a command line that cannot run, 1 for a failure.
+    // One of each kind through the real process; test/unit/key-commands.test.ts checks every option case.
+    const cases: [string[], number, RegExp][] = [
+      [[], 2, /no command/i],
+      [['frobnicate', 'x'], 2, /unknown command/i],
+      [['issue-key', nobody], 1, /no owner/i],
+      [['list-keys', nobody], 1, /no owner/i],
+      [['revoke-key', 'key_0000000000000000'], 1, /no key/i],
+      [['create-owner', 'not-an-email'], 2, /invalid e-mail/i],
+      [['issue-key', owner, '--operations', 'createUser,dropTable'], 2, /unknown operation "dropTable"/i],
+      [['issue-key', owner, '--expires-at', '2020-01-01T00:00:00Z'], 2, /not in the future/],
+      [['create-owner', nobody, '--expires-in', '1d', '--expires-at', '2099-01-01'], 2, /not both/],
+      [['issue-key', owner, '--bogus'], 2, /unknown option '--bogus'/i],
+      [['issue-key', owner, '--operations'], 2, /argument missing/],
+    ];
+    const results: Awaited<ReturnType<typeof admin>>[] = [];
+    // A few at a time: each is a Node process.
+    for (let i = 0; i < cases.length; i += 4) {
+      results.push(...(await Promise.all(cases.slice(i, i + 4).map(([args]) => admin(...args)))));
+    }
+    cases.forEach(([args, code, pattern], i) => {
+      const result = results[i]!;
+      expect([args, result.code, result.stdout]).toEqual([args, code, '']);
+      expect([args, result.stderr]).toEqual([args, expect.stringMatching(pattern)]);
+      // One line, no stack trace.
+      expect([args, result.stderr.trimEnd().split('\n')]).toEqual([args, [expect.any(String)]]);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+    // Nothing was issued for the owner by the refused commands.
+    expect(JSON.parse((await admin('list-keys', owner)).stdout)).toHaveLength(1);
+    expect(await dependencies.repository.findOwner(nobody)).toBeUndefined();
+  }, 120_000);
 
   it('finds the local engine as npm start does: DYNAMODB_PORT when DYNAMODB_ENDPOINT is unset', async () => {
     const { DYNAMODB_ENDPOINT: endpoint, ...rest } = env;

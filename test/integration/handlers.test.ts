@@ -10,6 +10,7 @@ import { revokeKey } from '../../functions/shared/owners';
 import { verifyPassword } from '../../functions/shared/passwords';
 import { dependencies } from '../../functions/shared/pipeline';
 import { invoke } from '../support/events';
+import { type DynamoOperation, injectFault } from '../support/faults';
 import { newOwner, uniqueEmail } from '../support/local';
 
 const { client, config, repository } = dependencies;
@@ -26,23 +27,13 @@ async function profile(ownerEmail: string, email: string) {
   return Item;
 }
 
-/** Makes every DynamoDB command named `command` (the low-level name, e.g. PutItemCommand) fail once `failAfter` of them succeeded; returns the remover. */
-function failCommand(command: string, failAfter = 0) {
-  let seen = 0;
-  const name = `fail-${command}-${Math.random()}`;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === command && seen++ >= failAfter) {
-        throw Object.assign(new Error('injected fault'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  return () => client.middlewareStack.remove(name);
+/** Makes every call of `operation` fail, once `failAfter` of them succeeded, with an error no retry cures; returns the remover. */
+function failCommand(operation: DynamoOperation, failAfter = 0) {
+  const fault = injectFault(client, { operation, kind: 'rejected', skip: failAfter });
+  return () => fault.remove();
 }
 
-let removeFault: (() => boolean) | undefined;
+let removeFault: (() => void) | undefined;
 afterEach(() => {
   removeFault?.();
   removeFault = undefined;
@@ -86,7 +77,7 @@ describe('createUser', () => {
     const owner = await newOwner();
     await invoke(createUser, { user_email: uniqueEmail() }, owner.apiKey); // warm the key cache
     const email = uniqueEmail();
-    removeFault = failCommand('PutItemCommand');
+    removeFault = failCommand('PutItem');
     expect(await invoke(createUser, { user_email: email }, owner.apiKey)).toEqual({
       status: 500,
       body: { message: MESSAGES.createFailed },
@@ -114,7 +105,7 @@ describe('resetUserPassword', () => {
     const owner = await newOwner();
     const email = uniqueEmail();
     await invoke(createUser, { user_email: email, user_password: 'first password' }, owner.apiKey);
-    removeFault = failCommand('UpdateItemCommand');
+    removeFault = failCommand('UpdateItem');
     expect(await invoke(resetUserPassword, { user_email: email, new_password: 'second password' }, owner.apiKey)).toEqual({
       status: 500,
       body: { message: MESSAGES.resetFailed },
@@ -155,7 +146,7 @@ describe('deleteUser', () => {
     const owner = await newOwner();
     const { email, pk } = await userWithData(owner.ownerEmail, owner.apiKey, 60);
     // The first batch of 25 goes through, the second fails: half the data is gone, the profile is not.
-    removeFault = failCommand('BatchWriteItemCommand', 1);
+    removeFault = failCommand('BatchWriteItem', 1);
     expect(await invoke(deleteUser, { user_email: email }, owner.apiKey)).toEqual({
       status: 500,
       body: { message: MESSAGES.deleteFailed },
@@ -176,7 +167,7 @@ describe('deleteUser', () => {
   it('a failure deleting the profile itself: 500, associated data gone, the user still there for a retry', async () => {
     const owner = await newOwner();
     const { email, pk } = await userWithData(owner.ownerEmail, owner.apiKey, 3);
-    removeFault = failCommand('DeleteItemCommand');
+    removeFault = failCommand('DeleteItem');
     expect((await invoke(deleteUser, { user_email: email }, owner.apiKey)).status).toBe(500);
     removeFault();
     expect((await collection(pk)).map((item) => item.sk)).toEqual(['PROFILE']);
@@ -211,7 +202,7 @@ describe('keys and owners', () => {
 
   it('a storage failure during the key lookup: the operation failure message', async () => {
     const owner = await newOwner();
-    removeFault = failCommand('GetItemCommand');
+    removeFault = failCommand('GetItem');
     expect(await invoke(deleteUser, { user_email: uniqueEmail() }, owner.apiKey)).toEqual({
       status: 500,
       body: { message: MESSAGES.deleteFailed },

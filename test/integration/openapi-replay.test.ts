@@ -11,13 +11,22 @@
 import { readFileSync } from 'node:fs';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { validators } from '../../functions/shared/generated/validators';
+import { keySecrets, RECORD_LIFETIME_SECONDS } from '../../functions/shared/idempotency';
 import { MAX_BODY_BYTES } from '../../functions/shared/middleware/parse-body';
-import { DEFAULT_BASE_URL, EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, OPENAPI_PATH } from '../../functions/shared/openapi';
+import {
+  DEFAULT_BASE_URL,
+  EXAMPLE_IDEMPOTENCY_KEY,
+  EXAMPLE_OWNER_EMAIL,
+  EXAMPLE_USER_EMAIL,
+  OPENAPI_PATH,
+} from '../../functions/shared/openapi';
 import { dependencies } from '../../functions/shared/pipeline';
 import { userKey } from '../../functions/shared/table-layout';
+import { injectFault } from '../support/faults';
 import { newOwner, startLocalServer } from '../support/local';
 
-type Example = { summary: string; value: unknown };
+type Example = { summary: string; value: unknown; 'x-request-body'?: unknown };
 type Examples = Record<string, Example>;
 interface Document {
   paths: Record<
@@ -29,7 +38,7 @@ interface Document {
       };
     }
   >;
-  components: { responses: Record<string, { headers?: Record<string, unknown>; content: { 'application/json': { example: unknown } } }> };
+  'x-routing-responses': Record<string, { headers?: Record<string, unknown>; content: { 'application/json': { example: unknown } } }>;
 }
 
 /** What a request example cannot show by itself: the state it needs, its headers, its size. */
@@ -43,6 +52,9 @@ interface Replay {
   readonly headers?: Record<string, string | null>;
   /** Padding added to the body so it exceeds the limit. */
   readonly oversize?: boolean;
+  /** With the example Idempotency-Key: the same request was answered before (its success example's state), or
+   * another body used the key, or the first request with it is still running. */
+  readonly idempotencyKey?: 'sent-before' | 'used-with-another-body' | 'in-progress';
 }
 
 const REPLAYS: Record<string, Replay> = {
@@ -54,6 +66,10 @@ const REPLAYS: Record<string, Replay> = {
   bodyTooLarge: { oversize: true },
   contentTypeNotJson: { headers: { 'content-type': 'text/plain' } },
   storageFailure: { storageFails: true },
+  idempotencyKeyInvalid: { headers: { 'idempotency-key': 'too-short' } },
+  replayed: { idempotencyKey: 'sent-before' },
+  idempotencyKeyReused: { idempotencyKey: 'used-with-another-body' },
+  idempotencyInProgress: { idempotencyKey: 'in-progress' },
 };
 
 /** Examples the local server cannot produce, and why. */
@@ -89,7 +105,11 @@ describe('GET /openapi.json', () => {
   });
 });
 
-/** Every (operation, status, example) of the committed document, in document order. */
+/**
+ * Every (operation, status, example) of the committed document, in document order. The request is
+ * the request example of the same name, or the response example's own `x-request-body` when the
+ * request breaks the request schema.
+ */
 function documentedExamples() {
   const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as Document;
   return Object.entries(document.paths).flatMap(([path, { post }]) =>
@@ -98,7 +118,7 @@ function documentedExamples() {
         path,
         status: Number(status),
         name,
-        request: post.requestBody.content['application/json'].examples[name]!.value,
+        request: example['x-request-body'] ?? post.requestBody.content['application/json'].examples[name]!.value,
         response: example.value,
       })),
     ),
@@ -115,7 +135,10 @@ describe('every documented example, replayed against the local server', () => {
   });
 
   it.each(replayed.map((e) => [`POST ${e.path} ${e.status} ${e.name}`, e] as const))('%s', async (_, example) => {
-    const replay = REPLAYS[example.name] ?? {};
+    const own = REPLAYS[example.name] ?? {};
+    // A replay needs what its operation's success needs (the user, for reset and delete).
+    const success = examples.find((e) => e.path === example.path && e.status === 200 && e.name !== 'replayed')!;
+    const replay = own.idempotencyKey === 'sent-before' ? { ...REPLAYS[success.name], ...own } : own;
     const owner = await newOwner('replay');
     const asOwner = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(EXAMPLE_OWNER_EMAIL, owner.ownerEmail));
     const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': owner.apiKey };
@@ -141,6 +164,33 @@ describe('every documented example, replayed against the local server', () => {
     let body = JSON.stringify(asOwner(example.request));
     if (replay.oversize) body = JSON.stringify({ ...asOwner(example.request), padding: 'x'.repeat(MAX_BODY_BYTES) });
 
+    // The state above is set up without the key; from here on, requests carry it.
+    if (replay.idempotencyKey) headers['idempotency-key'] = EXAMPLE_IDEMPOTENCY_KEY;
+    if (replay.idempotencyKey === 'sent-before') expect((await post(example.path, body)).status).toBe(example.status);
+    if (replay.idempotencyKey === 'used-with-another-body') {
+      await post(example.path, JSON.stringify({ ...asOwner(example.request), user_email: 'someone.else@example.com' }));
+    }
+    if (replay.idempotencyKey === 'in-progress') {
+      const { ownerId } = (await dependencies.repository.findOwner(owner.ownerEmail))!;
+      const secrets = keySecrets(ownerId, EXAMPLE_IDEMPOTENCY_KEY);
+      // The request as the pipeline validates it (e-mail trimmed and lower-cased), which is what a claim fingerprints.
+      const operation = example.path.slice('/v1/'.length) as keyof typeof validators;
+      const validated = JSON.parse(body);
+      expect(validators[operation](validated)).toBe(true);
+      const claim = await dependencies.idempotencyStore.claimIdempotencyKey(
+        {
+          ownerId,
+          keyDigest: secrets.keyDigest,
+          fingerprint: secrets.fingerprint(operation, validated),
+          claimId: 'a request still running',
+          inProgressUntil: Date.now() + 60_000,
+          expiresAt: Math.floor(Date.now() / 1000) + RECORD_LIFETIME_SECONDS,
+        },
+        new Date(),
+      );
+      expect(claim).toEqual({ claimed: true });
+    }
+
     const removeFault = replay.storageFails ? failEveryStorageCall() : undefined;
     try {
       const response = await post(example.path, body);
@@ -149,6 +199,7 @@ describe('every documented example, replayed against the local server', () => {
         contentType: 'application/json',
         body: asOwner(example.response),
       });
+      expect(response.headers.get('idempotent-replayed')).toBe(replay.idempotencyKey === 'sent-before' ? 'true' : null);
     } finally {
       removeFault?.();
     }
@@ -156,7 +207,7 @@ describe('every documented example, replayed against the local server', () => {
 
   it('replays the routing answers: NotFound and MethodNotAllowed', async () => {
     const document = JSON.parse(served.text) as Document;
-    const { NotFound, MethodNotAllowed } = document.components.responses;
+    const { NotFound, MethodNotAllowed } = document['x-routing-responses'];
     const notFound = await fetch(`${server.baseUrl}/v1/unknownOperation`, { method: 'POST', body: '{}' });
     expect([notFound.status, await notFound.json()]).toEqual([404, NotFound!.content['application/json'].example]);
     const wrongMethod = await fetch(`${server.baseUrl}/v1/createUser`, { method: 'GET' });
@@ -170,12 +221,6 @@ describe('every documented example, replayed against the local server', () => {
 
 /** Makes every DynamoDB call of this process fail until the returned function is called. */
 function failEveryStorageCall(): () => void {
-  const name = `fail-every-call-${Math.random()}`;
-  dependencies.client.middlewareStack.add(
-    () => async () => {
-      throw Object.assign(new Error('injected fault'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
-    },
-    { step: 'initialize', name },
-  );
-  return () => void dependencies.client.middlewareStack.remove(name);
+  const fault = injectFault(dependencies.client, { operation: '*', kind: 'rejected' });
+  return () => fault.remove();
 }

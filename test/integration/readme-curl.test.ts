@@ -40,7 +40,9 @@ function curlExamples(markdown: string, section: string): CurlExample[] {
 }
 
 const run = promisify(execFile);
-const examples = curlExamples(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'), 'Quick start');
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const examples = curlExamples(README, 'Quick start');
+const idempotencyExamples = curlExamples(README, 'Retry-safe calls: Idempotency-Key');
 
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let apiKey: string;
@@ -58,12 +60,27 @@ describe('README.md Quick start', () => {
 
   // In order: each step works on the user the previous one created.
   it('prints, for each curl command run as written, the output the README shows', async () => {
-    for (const { command, expected } of examples) {
-      const { stdout } = await run('bash', ['-c', command.replaceAll(README_BASE_URL, server.baseUrl)], {
-        env: { PATH: process.env.PATH, API_KEY: apiKey },
-        timeout: 10_000,
-      });
-      expect({ command, output: stdout }).toEqual({ command, output: expected });
-    }
+    await runInOrder(examples);
   });
 });
+
+describe('README.md Retry-safe calls: Idempotency-Key', () => {
+  it('has a first use, its replay and a reused key', () => {
+    expect(idempotencyExamples).toHaveLength(3);
+  });
+
+  it('prints, for each curl command run as written, the output the README shows', async () => {
+    await runInOrder(idempotencyExamples);
+  });
+});
+
+/** Runs the commands in order (each step works on what the previous one did), as the README's reader would. */
+async function runInOrder(commands: readonly CurlExample[]): Promise<void> {
+  for (const { command, expected } of commands) {
+    const { stdout } = await run('bash', ['-c', command.replaceAll(README_BASE_URL, server.baseUrl)], {
+      env: { PATH: process.env.PATH, API_KEY: apiKey },
+      timeout: 10_000,
+    });
+    expect({ command, output: stdout }).toEqual({ command, output: expected });
+  }
+}

@@ -45,17 +45,15 @@ describe('users', () => {
         }),
       );
     }
-    const { sortKeys, whiteLabel } = await repository.listUserItems(owner, email);
-    expect(sortKeys).toHaveLength(31);
+    // The collection: the profile plus 30 associated items.
+    const { profileExists, whiteLabel, associatedItems } = await repository.listUserItems(owner, email);
+    expect(profileExists).toBe(true);
+    expect(associatedItems).toHaveLength(30);
     expect(whiteLabel).toBe(false);
-    await repository.deleteUserItems(
-      owner,
-      email,
-      sortKeys.filter((sk) => sk !== 'PROFILE'),
-    );
-    expect((await repository.listUserItems(owner, email)).sortKeys).toEqual(['PROFILE']);
+    await repository.deleteUserItems(owner, email, associatedItems);
+    expect(await repository.listUserItems(owner, email)).toEqual({ profileExists: true, whiteLabel: false, associatedItems: [] });
     expect(await repository.deleteProfile(owner, email)).toBe('deleted');
-    expect((await repository.listUserItems(owner, email)).sortKeys).toEqual([]);
+    expect(await repository.listUserItems(owner, email)).toEqual({ profileExists: false, whiteLabel: false, associatedItems: [] });
     expect(await repository.deleteProfile(owner, email)).toBe('not_found');
   });
 });

@@ -20,6 +20,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.USERS_TABLE_NAME = LOCAL_TABLES.usersTableName;
   process.env.OWNERS_TABLE_NAME = LOCAL_TABLES.ownersTableName;
+  process.env.IDEMPOTENCY_TABLE_NAME = LOCAL_TABLES.idempotencyTableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   process.env.POWERTOOLS_SERVICE_NAME = 'user-management-test';
   await ensureTables(endpoint, LOCAL_TABLES);

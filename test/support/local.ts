@@ -6,7 +6,7 @@ import { createOwner } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
 import { createLocalServer } from '../../local/server';
 
-/** Starts the local server on a free loopback port; its base URL has no `/v1`, like SPEC.md's {base_url}. */
+/** Starts the local server on a free loopback port; its base URL has no `/v1`, like the API's {base_url}. */
 export async function startLocalServer(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
   const server = createLocalServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,7 +5,7 @@
  */
 
 import { Readable } from 'node:stream';
-import type { DocumentClient } from '../../../functions/shared/dynamodb';
+import type { DocumentClient } from '../../functions/shared/dynamodb';
 
 /** DynamoDB API operations, as they appear in the X-Amz-Target header. */
 export type DynamoOperation =
@@ -29,7 +29,8 @@ export type DynamoOperation =
 export type FaultKind = 'throttle' | 'internal' | 'timeout' | 'lost-response' | 'unprocessed' | 'rejected';
 
 export interface FaultSpec {
-  readonly operation: DynamoOperation;
+  /** The DynamoDB operation to fault, or `*` for every one. */
+  readonly operation: DynamoOperation | '*';
   readonly kind: FaultKind;
   /** Only calls on this table. */
   readonly table?: string;
@@ -68,7 +69,7 @@ export function injectFault(client: DocumentClient, spec: FaultSpec): Fault {
   const state = { attempts: 0, injected: 0, attemptTimes: [] as number[] };
   const middleware = (next: Next) => async (args: { request: unknown }) => {
     const request = args.request as Request;
-    if (request.headers['x-amz-target'] !== `DynamoDB_20120810.${spec.operation}`) return next(args);
+    if (spec.operation !== '*' && request.headers['x-amz-target'] !== `DynamoDB_20120810.${spec.operation}`) return next(args);
     const input = JSON.parse(bodyText(request.body)) as {
       TableName?: string;
       RequestItems?: Record<string, unknown>;
@@ -158,4 +159,50 @@ export function observeRequests(client: DocumentClient): { readonly bodies: stri
   };
   client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
   return { bodies, remove: () => void client.middlewareStack.remove(name) };
+}
+
+/**
+ * Holds the matching requests (not sent yet) until `release()`, so a test can act while an
+ * operation is in flight; `arrived` resolves when the first one is held.
+ */
+export function holdRequests(
+  client: DocumentClient,
+  spec: { operation: DynamoOperation; table?: string },
+): { readonly arrived: Promise<void>; release(): void; remove(): void } {
+  const name = `hardening-hold-${++sequence}`;
+  let arrive!: () => void;
+  let release!: () => void;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const middleware = (next: Next) => async (args: { request: unknown }) => {
+    const request = args.request as Request;
+    if (request.headers['x-amz-target'] !== `DynamoDB_20120810.${spec.operation}`) return next(args);
+    if (spec.table && (JSON.parse(bodyText(request.body)) as { TableName?: string }).TableName !== spec.table) return next(args);
+    arrive();
+    await released;
+    return next(args);
+  };
+  client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
+  return { arrived, release, remove: () => void client.middlewareStack.remove(name) };
+}
+
+/**
+ * Counts the client's DynamoDB calls by operation (every attempt), until `remove()`; calls for
+ * which `ignore(operation, table)` is true are left out.
+ */
+export function countCalls(
+  client: DocumentClient,
+  ignore: (operation: string, table: string | undefined) => boolean = () => false,
+): { readonly counts: Map<string, number>; remove(): void } {
+  const name = `hardening-counter-${++sequence}`;
+  const counts = new Map<string, number>();
+  const middleware = (next: Next) => async (args: { request: unknown }) => {
+    const request = args.request as Request;
+    const operation = (request.headers['x-amz-target'] ?? 'unknown').replace('DynamoDB_20120810.', '');
+    const table = (JSON.parse(bodyText(request.body)) as { TableName?: string }).TableName;
+    if (!ignore(operation, table)) counts.set(operation, (counts.get(operation) ?? 0) + 1);
+    return next(args);
+  };
+  client.middlewareStack.add(middleware as never, { step: 'deserialize', priority: 'low', name });
+  return { counts, remove: () => void client.middlewareStack.remove(name) };
 }

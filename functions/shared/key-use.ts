@@ -1,0 +1,36 @@
+/**
+ * last_used_at, to the hour: at most one conditional write per key per hour from each warm
+ * function, never awaited by the request that caused it.
+ */
+
+import { logger } from './logger';
+import { type ApiKeyRecord, hourOf, type OwnerStore } from './owners';
+
+const MAX_REMEMBERED_KEYS = 1_000;
+
+/**
+ * Returns the hook the key step calls for each accepted request. It remembers, per key, the
+ * hour it last sent (or found stored on the record it resolved), so within an hour a warm
+ * function sends one UpdateItem per key however many requests it serves, and none when
+ * another function already recorded the hour. The memory is its own, not the key cache's:
+ * it outlives the cache's refresh every API_KEY_CACHE_TTL_SECONDS.
+ *
+ * The write is started, not awaited: it runs beside the operation (which takes longer: a
+ * hash, or a Query), so it neither delays nor fails the response. Its failure is logged by
+ * name and not retried within the hour (the next hour, or another function, records the
+ * use). Lambda freezes a function once it has answered; a write still in flight then
+ * completes on the next invocation or is lost, which the hour's granularity tolerates.
+ */
+export function keyUseRecorder(store: Pick<OwnerStore, 'recordKeyUse'>): (key: ApiKeyRecord, now: number) => void {
+  const sent = new Map<string, string>();
+  return (key, now) => {
+    const hour = hourOf(now);
+    if ((sent.get(key.digest) ?? '') >= hour || (key.lastUsedAt ?? '') >= hour) return;
+    if (!sent.has(key.digest) && sent.size >= MAX_REMEMBERED_KEYS) sent.delete(sent.keys().next().value!);
+    sent.set(key.digest, hour);
+    store.recordKeyUse(key.digest, hour).catch((error: unknown) => {
+      // By name only: a storage error's text may quote the request.
+      logger.warn('Recording the key use failed', { key_id: key.keyId, error: error instanceof Error ? error.name : 'unknown' });
+    });
+  };
+}
