@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { FUNCTION_TIMEOUT_SECONDS } from '../functions/shared/function-timeouts';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '../functions/shared/table-layout';
 import { UserManagementApi } from './constructs/api';
@@ -22,7 +23,6 @@ interface OperationSettings {
   /** DynamoDB actions on the users table, beyond the GetItem every operation needs. */
   readonly usersActions: readonly DynamoDbAction[];
   readonly memorySize: number;
-  readonly timeout: Duration;
 }
 
 // Memory is CPU on Lambda; each function's size is chosen by `npm run bench` (see lib/lambda-memory.ts).
@@ -33,20 +33,16 @@ const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
     description: "Creates a user in the caller's white-label tool",
     usersActions: ['PutItem'],
     memorySize: MEMORY_MB.createUser,
-    timeout: Duration.seconds(10),
   },
   resetUserPassword: {
     description: "Sets a new password for a user of the caller's white-label tool",
     usersActions: ['UpdateItem'],
     memorySize: MEMORY_MB.resetUserPassword,
-    timeout: Duration.seconds(10),
   },
   deleteUser: {
     description: "Deletes a user and all associated data from the caller's white-label tool",
     usersActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
     memorySize: MEMORY_MB.deleteUser,
-    // A large item collection takes several batch rounds; still inside API Gateway's 29 s.
-    timeout: Duration.seconds(25),
   },
 };
 
@@ -56,6 +52,7 @@ export interface UserManagementStackProps extends StackProps {
 
 /** One stage of the user-management API: tables, three functions, the REST API and its monitoring. */
 export class UserManagementStack extends Stack {
+  readonly config: StageConfig;
   readonly tables: Tables;
   readonly functions: Record<Operation, HandlerFunction>;
   readonly api: UserManagementApi;
@@ -64,6 +61,7 @@ export class UserManagementStack extends Stack {
   constructor(scope: Construct, id: string, props: UserManagementStackProps) {
     super(scope, id, props);
     const { config } = props;
+    this.config = config;
     Tags.of(this).add('service', 'user-management');
     Tags.of(this).add('stage', config.stage);
 
@@ -88,7 +86,8 @@ export class UserManagementStack extends Stack {
         description: `${settings.description} (${config.stage})`,
         environment,
         memorySize: settings.memorySize,
-        timeout: settings.timeout,
+        // One definition, which the local server's Lambda context reads too.
+        timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS[operation]),
         logRetention: config.logRetention,
         logRemovalPolicy: config.removalPolicy,
       });
@@ -109,9 +108,8 @@ export class UserManagementStack extends Stack {
       routes: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
       throttleRateLimit: config.throttleRateLimit,
       throttleBurstLimit: config.throttleBurstLimit,
-      accessLogRetention: config.logRetention,
+      logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
-      cloudWatchRole: config.apiGatewayCloudWatchRole,
       // The stage's own password policy shows in the document's messages and limits.
       openApiDocument: serializeOpenApiDocument(
         buildOpenApiDocument({ minLength: config.passwordMinLength, maxLength: config.passwordMaxLength }),
@@ -165,14 +163,6 @@ export class UserManagementStack extends Stack {
       reason:
         'Server-to-server API with per-key authentication and stage throttling; no WAF WebACL in this stack. Attach the organisation WebACL (e.g. via Firewall Manager) at account level where policy requires one.',
     });
-    const cloudWatchRole = this.api.api.node.tryFindChild('CloudWatchRole');
-    if (cloudWatchRole) {
-      Validations.of(cloudWatchRole).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason:
-          'The account-level role API Gateway uses to write access and execution logs; AWS documents this managed policy for exactly that role and maintains it.',
-      });
-    }
   }
 }
 
