@@ -4,6 +4,13 @@ const transform = {
 };
 const common = { transform, extensionsToTreatAsEsm: ['.ts'], testEnvironment: 'node' };
 
+/**
+ * The arm64 project (each Lambda asset run on arm64 Node under qemu: a few minutes) runs only when
+ * named: `npm test -- --selectProjects arm64`, or with the others as `.ci/run` does. The default
+ * `npm test` stays fast.
+ */
+const arm64Selected = process.argv.includes('arm64');
+
 /** @type {import('jest').Config} */
 export default {
   ...common,
@@ -15,5 +22,6 @@ export default {
     { ...common, displayName: 'http', testMatch: ['<rootDir>/test/http/**/*.test.ts'] },
     { ...common, displayName: 'hardening', testMatch: ['<rootDir>/test/hardening/**/*.test.ts'] },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    ...(arm64Selected ? [{ ...common, displayName: 'arm64', testMatch: ['<rootDir>/test/arm64/**/*.test.ts'] }] : []),
   ],
 };

@@ -4,17 +4,18 @@
  * line on stderr and a non-zero exit (2 for a command line that cannot run, 1 for a failure).
  * `reapply-deletions` (after a restore from backup) is in reapply-deletions.ts.
  *
- * Local engine by default (DYNAMODB_ENDPOINT, default http://127.0.0.1:8000, tables
- * `users` and `owners`). Against AWS: give the stage's table names with
- * --users-table and --owners-table (or USERS_TABLE_NAME / OWNERS_TABLE_NAME) and
- * leave DYNAMODB_ENDPOINT unset; credentials and region come from the usual AWS chain.
+ * Local engine by default, found exactly as `npm start` finds it (DYNAMODB_ENDPOINT, else
+ * http://127.0.0.1:${DYNAMODB_PORT}, else port 8000; tables `users` and `owners`). Against AWS:
+ * give the stage's table names with --users-table and --owners-table (or USERS_TABLE_NAME /
+ * OWNERS_TABLE_NAME) and leave DYNAMODB_ENDPOINT and DYNAMODB_PORT unset; credentials and
+ * region come from the usual AWS chain.
  */
 
 import { parseArgs } from 'node:util';
 import { readPasswordPolicy } from '../functions/shared/config';
 import { createDocumentClient } from '../functions/shared/dynamodb';
+import { LOCAL_TABLES, localEngine } from '../functions/shared/local-engine';
 import { createRepository } from '../functions/shared/repository';
-import { LOCAL_TABLES } from '../local/dynamodb-local';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 
@@ -41,8 +42,9 @@ async function main(): Promise<void> {
 
   const usersTableName = values['users-table'] ?? process.env.USERS_TABLE_NAME;
   const ownersTableName = values['owners-table'] ?? process.env.OWNERS_TABLE_NAME;
-  const againstAws = usersTableName !== undefined && ownersTableName !== undefined && !process.env.DYNAMODB_ENDPOINT;
-  const endpoint = againstAws ? undefined : (process.env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000');
+  const local = Boolean(process.env.DYNAMODB_ENDPOINT || process.env.DYNAMODB_PORT);
+  const againstAws = usersTableName !== undefined && ownersTableName !== undefined && !local;
+  const endpoint = againstAws ? undefined : localEngine().endpoint;
 
   const repository = createRepository(createDocumentClient({ endpoint }), {
     usersTableName: usersTableName ?? LOCAL_TABLES.usersTableName,

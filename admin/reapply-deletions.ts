@@ -12,8 +12,8 @@ import { parseArgs } from 'node:util';
 import { readRecoveryPeriodDays } from '../functions/shared/config';
 import { reapplyDeletions } from '../functions/shared/deletions';
 import { createDocumentClient } from '../functions/shared/dynamodb';
+import { LOCAL_TABLES } from '../functions/shared/local-engine';
 import { createCollectionEraser, createDeletionLedger } from '../functions/shared/repository';
-import { LOCAL_TABLES } from '../local/dynamodb-local';
 import { UsageError } from './key-commands';
 
 export const REAPPLY_USAGE =

@@ -26,6 +26,9 @@ const HANDLERS: Record<Operation, ApiHandler> = {
   deleteUser: deleteUserHandler,
 };
 
+/** The operation's Lambda handler. */
+export const handlerFor = (operationName: Operation): ApiHandler => HANDLERS[operationName];
+
 /** An API Gateway REST (v1 proxy) event as the gateway sends it. */
 export const apiEvent = (operationName: string, apiKey: string, body: object): APIGatewayProxyEvent =>
   proxyEvent({

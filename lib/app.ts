@@ -1,10 +1,8 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { type StageConfig, stageConfigFromContext } from './stage-config';
+import { ACCOUNT_STACK_NAME, ApiGatewayAccountStack } from './account-stack';
+import { type StageConfig, type StageName, stageConfigFromContext, stagesFromContext } from './stage-config';
 import { UserManagementStack } from './user-management-stack';
-
-/** Used when neither the CLI nor the environment names a region, so synth works without credentials. */
-export const DEFAULT_REGION = 'us-east-1';
 
 export interface BuildAppOptions {
   /**
@@ -18,26 +16,46 @@ export interface BuildAppOptions {
    */
   readonly outdir?: string;
   /**
-   * Region to deploy to.
-   * @default - the CLI's region (CDK_DEFAULT_REGION), else AWS_REGION, else DEFAULT_REGION
+   * Pins the templates to one region.
+   * @default - none: the templates are region-agnostic (`AWS::Region`), and `cdk deploy` deploys
+   * them to the region of the caller's AWS configuration
    */
   readonly region?: string;
 }
 
-/** The app as `cdk synth` builds it: one stack for the selected stage, checked by cdk-nag. */
-export function buildApp(options: BuildAppOptions = {}): { app: App; stack: UserManagementStack; config: StageConfig } {
+/**
+ * The app as `cdk synth` builds it: the one-time account stack, one stack per selected stage
+ * (`-c stage=`, default dev; several with commas), all checked by cdk-nag. The stacks name no
+ * account and no region unless asked to, so a synth needs neither credentials nor a configured
+ * region, and never writes a region into a template that the deploy did not choose.
+ */
+export function buildApp(options: BuildAppOptions = {}): {
+  app: App;
+  /** The first selected stage's stack, and its settings. */
+  stack: UserManagementStack;
+  config: StageConfig;
+  stages: Partial<Record<StageName, UserManagementStack>>;
+  accountStack: ApiGatewayAccountStack;
+} {
   const app = new App({ ...(options.context && { context: options.context }), ...(options.outdir && { outdir: options.outdir }) });
-  const config = stageConfigFromContext(app.node);
-  const stack = new UserManagementStack(app, `UserManagement-${config.stage}`, {
-    config,
-    description: `User management API for white-label tools (${config.stage})`,
-    env: {
-      account: process.env.CDK_DEFAULT_ACCOUNT,
-      region: options.region ?? process.env.CDK_DEFAULT_REGION ?? process.env.AWS_REGION ?? DEFAULT_REGION,
-    },
-    terminationProtection: config.retainData,
+  const env = options.region ? { region: options.region } : undefined;
+  const accountStack = new ApiGatewayAccountStack(app, ACCOUNT_STACK_NAME, {
+    description: 'API Gateway account settings for the user management API (once per account and region)',
+    ...(env && { env }),
+    terminationProtection: true,
   });
+  const stages: Partial<Record<StageName, UserManagementStack>> = {};
+  for (const stage of stagesFromContext(app.node)) {
+    const config = stageConfigFromContext(app.node, stage);
+    stages[stage] = new UserManagementStack(app, `UserManagement-${config.stage}`, {
+      config,
+      description: `User management API for white-label tools (${config.stage})`,
+      ...(env && { env }),
+      terminationProtection: config.retainData,
+    });
+  }
   // Runs on every synth; an unacknowledged finding fails it.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stack, config };
+  const stack = Object.values(stages)[0]!;
+  return { app, stack, config: stack.config, stages, accountStack };
 }

@@ -30,14 +30,9 @@ export interface StageConfig {
   readonly recoveryPeriodDays: number;
   /** SNS topic (the team's existing alerting) that alarms notify; none means alarms only show on the dashboard. */
   readonly alarmTopicArn: string | undefined;
-  /**
-   * Whether this stack sets API Gateway's account-wide CloudWatch role (needed once per account and
-   * region for access logging). Turn off where a landing zone already manages it.
-   */
-  readonly apiGatewayCloudWatchRole: boolean;
 }
 
-const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn' | 'apiGatewayCloudWatchRole'>> = {
+const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn'>> = {
   dev: {
     retainData: false,
     removalPolicy: RemovalPolicy.DESTROY,
@@ -84,32 +79,42 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn' | 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
 /**
- * Reads the stage (`-c stage=dev|staging|prod`, default dev) and its overrides from CDK context.
- * Context given on the command line arrives as strings, so every value is parsed and checked here:
- * a typo fails the synth instead of deploying a surprising stack.
+ * The stages to synthesize: `-c stage=dev|staging|prod` (default dev), or several separated by
+ * commas (`-c stage=dev,staging,prod`), each checked.
  */
-export function stageConfigFromContext(node: Node): StageConfig {
-  const stage = String(node.tryGetContext('stage') ?? 'dev');
-  if (!(STAGES as readonly string[]).includes(stage)) {
-    throw new Error(`Unknown stage "${stage}": use -c stage=${STAGES.join('|')}`);
+export function stagesFromContext(node: Node): StageName[] {
+  const stages = String(node.tryGetContext('stage') ?? 'dev')
+    .split(',')
+    .map((stage) => stage.trim());
+  for (const stage of stages) {
+    if (!(STAGES as readonly string[]).includes(stage)) {
+      throw new Error(`Unknown stage "${stage}": use -c stage=${STAGES.join('|')}`);
+    }
   }
-  const defaults = DEFAULTS[stage as StageName];
+  return [...new Set(stages)] as StageName[];
+}
+
+/**
+ * Reads one stage's settings (`stage`, default the one `-c stage=` names) and its overrides from
+ * CDK context. Context given on the command line arrives as strings, so every value is parsed and
+ * checked here: a typo fails the synth instead of deploying a surprising stack.
+ */
+export function stageConfigFromContext(node: Node, stage: StageName = stagesFromContext(node)[0]!): StageConfig {
+  if (node.tryGetContext('apiGatewayCloudWatchRole') !== undefined) {
+    throw new Error(
+      'Context apiGatewayCloudWatchRole is no longer read: stage stacks never set the API Gateway account role; deploy UserManagement-account once per account and region unless your landing zone manages it.',
+    );
+  }
+  const defaults = DEFAULTS[stage];
   const int = (key: string, fallback: number, min: number): number =>
     parseInteger(node.tryGetContext(key), fallback, min, `Context ${key}`);
-  const bool = (key: string, fallback: boolean): boolean => {
-    const raw: unknown = node.tryGetContext(key);
-    if (raw === undefined || raw === '') return fallback;
-    if (raw === true || raw === 'true') return true;
-    if (raw === false || raw === 'false') return false;
-    throw new Error(`Context ${key} must be true or false, got "${String(raw)}"`);
-  };
   const logLevel = String(node.tryGetContext('logLevel') ?? defaults.logLevel).toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
   const config: StageConfig = {
     ...defaults,
-    stage: stage as StageName,
+    stage,
     throttleRateLimit: int('throttleRateLimit', defaults.throttleRateLimit, 1),
     throttleBurstLimit: int('throttleBurstLimit', defaults.throttleBurstLimit, 1),
     passwordMinLength: int('passwordMinLength', defaults.passwordMinLength, 8),
@@ -118,7 +123,6 @@ export function stageConfigFromContext(node: Node): StageConfig {
     logLevel: logLevel as StageConfig['logLevel'],
     recoveryPeriodDays: int('recoveryPeriodDays', defaults.recoveryPeriodDays, RECOVERY_PERIOD_DAYS.min),
     alarmTopicArn: (node.tryGetContext('alarmTopicArn') as string | undefined) || undefined,
-    apiGatewayCloudWatchRole: bool('apiGatewayCloudWatchRole', true),
   };
   if (config.recoveryPeriodDays > RECOVERY_PERIOD_DAYS.max) {
     throw new Error(`Context recoveryPeriodDays must be at most ${RECOVERY_PERIOD_DAYS.max}, got "${config.recoveryPeriodDays}"`);

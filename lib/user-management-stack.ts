@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { FUNCTION_TIMEOUT_SECONDS } from '../functions/shared/function-timeouts';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '../functions/shared/table-layout';
 import { UserManagementApi } from './constructs/api';
@@ -9,6 +10,7 @@ import { type DynamoDbAction, HandlerFunction } from './constructs/handler-funct
 import { LifecycleEvents } from './constructs/lifecycle-events';
 import { Monitoring } from './constructs/monitoring';
 import { Tables } from './constructs/tables';
+import { readLambdaMemory } from './lambda-memory';
 import type { StageConfig } from './stage-config';
 
 const FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
@@ -22,38 +24,26 @@ interface OperationSettings {
   /** DynamoDB actions on the users table, beyond the GetItem every operation needs. */
   readonly usersActions: readonly DynamoDbAction[];
   readonly memorySize: number;
-  readonly timeout: Duration;
 }
 
-/*
- * Memory is CPU on Lambda: 1769 MB is one full vCPU and less is a proportional share. An argon2id hash
- * at m=19456 KiB, t=2, p=1 takes ~18 ms on one full x86 core here; on a Graviton core expect somewhat
- * more. At 1024 MB (~0.58 vCPU) that is roughly 35-50 ms per hash, and the cold start's module
- * loading gets the same share. RAM is not the limit (one hash needs 19 MiB; Node about 80 MB).
- * Below 1024 MB the hash time grows inversely (512 MB: ~0.29 vCPU, ~90 ms); above 1769 MB a second
- * vCPU buys nothing for one single-threaded hash. CPU-bound work costs the same GB-seconds at any
- * size below one vCPU, so 1024 MB trades a little I/O-wait cost for half the latency of 512 MB.
- * deleteUser hashes nothing and waits on DynamoDB, so it gets half.
- */
+// Memory is CPU on Lambda; each function's size is chosen by `npm run bench` (see lib/lambda-memory.ts).
+const MEMORY_MB = readLambdaMemory(OPERATIONS);
+
 const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   createUser: {
     description: "Creates a user in the caller's white-label tool",
     usersActions: ['PutItem'],
-    memorySize: 1024,
-    timeout: Duration.seconds(10),
+    memorySize: MEMORY_MB.createUser,
   },
   resetUserPassword: {
     description: "Sets a new password for a user of the caller's white-label tool",
     usersActions: ['UpdateItem'],
-    memorySize: 1024,
-    timeout: Duration.seconds(10),
+    memorySize: MEMORY_MB.resetUserPassword,
   },
   deleteUser: {
     description: "Deletes a user and all associated data from the caller's white-label tool",
     usersActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
-    memorySize: 512,
-    // A large item collection takes several batch rounds; still inside API Gateway's 29 s.
-    timeout: Duration.seconds(25),
+    memorySize: MEMORY_MB.deleteUser,
   },
 };
 
@@ -63,6 +53,7 @@ export interface UserManagementStackProps extends StackProps {
 
 /** One stage of the user-management API: tables, three functions, the REST API and its monitoring. */
 export class UserManagementStack extends Stack {
+  readonly config: StageConfig;
   readonly tables: Tables;
   readonly functions: Record<Operation, HandlerFunction>;
   readonly api: UserManagementApi;
@@ -72,6 +63,7 @@ export class UserManagementStack extends Stack {
   constructor(scope: Construct, id: string, props: UserManagementStackProps) {
     super(scope, id, props);
     const { config } = props;
+    this.config = config;
     Tags.of(this).add('service', 'user-management');
     Tags.of(this).add('stage', config.stage);
 
@@ -96,7 +88,8 @@ export class UserManagementStack extends Stack {
         description: `${settings.description} (${config.stage})`,
         environment,
         memorySize: settings.memorySize,
-        timeout: settings.timeout,
+        // One definition, which the local server's Lambda context reads too.
+        timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS[operation]),
         logRetention: config.logRetention,
         logRemovalPolicy: config.removalPolicy,
       });
@@ -117,9 +110,8 @@ export class UserManagementStack extends Stack {
       routes: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
       throttleRateLimit: config.throttleRateLimit,
       throttleBurstLimit: config.throttleBurstLimit,
-      accessLogRetention: config.logRetention,
+      logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
-      cloudWatchRole: config.apiGatewayCloudWatchRole,
       // The stage's own password policy shows in the document's messages and limits.
       openApiDocument: serializeOpenApiDocument(
         buildOpenApiDocument({ minLength: config.passwordMinLength, maxLength: config.passwordMaxLength }),
@@ -195,14 +187,6 @@ export class UserManagementStack extends Stack {
       reason:
         'Server-to-server API with per-key authentication and stage throttling; no WAF WebACL in this stack. Attach the organisation WebACL (e.g. via Firewall Manager) at account level where policy requires one.',
     });
-    const cloudWatchRole = this.api.api.node.tryFindChild('CloudWatchRole');
-    if (cloudWatchRole) {
-      Validations.of(cloudWatchRole).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason:
-          'The account-level role API Gateway uses to write access and execution logs; AWS documents this managed policy for exactly that role and maintains it.',
-      });
-    }
   }
 }
 

@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 
 export interface Page {
   readonly contentType: string;
-  readonly body: () => Buffer;
+  /** The body, for a page served from `baseUrl` (only the document depends on it). */
+  readonly body: (baseUrl: string) => Buffer;
 }
 
 /** The document's path, and the viewer's. Relative links keep both working under a path prefix. */
@@ -44,8 +45,11 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** The pages by path, for a document already serialised. Viewer files are read on first use, then kept. */
-export function docsPages(documentJson: string): ReadonlyMap<string, Page> {
+/**
+ * The pages by path; `document` serialises the OpenAPI document naming a base URL. Viewer files
+ * are read on first use, documents built on first use per base URL; both are then kept.
+ */
+export function docsPages(document: (baseUrl: string) => string): ReadonlyMap<string, Page> {
   const viewer = (file: string, contentType: string): Page => {
     let cached: Buffer | undefined;
     return { contentType, body: () => (cached ??= readFileSync(join(swaggerUiDir(), file))) };
@@ -54,8 +58,13 @@ export function docsPages(documentJson: string): ReadonlyMap<string, Page> {
     const buffer = Buffer.from(body);
     return { contentType, body: () => buffer };
   };
+  const documents = new Map<string, Buffer>();
+  const openApi: Page = {
+    contentType: 'application/json',
+    body: (baseUrl) => documents.get(baseUrl) ?? documents.set(baseUrl, Buffer.from(document(baseUrl))).get(baseUrl)!,
+  };
   return new Map([
-    [OPENAPI_DOCUMENT_PATH, text(documentJson, 'application/json')],
+    [OPENAPI_DOCUMENT_PATH, openApi],
     [DOCS_PATH, text(HTML, 'text/html; charset=utf-8')],
     [`${DOCS_PATH}/init.js`, text(INIT, 'text/javascript; charset=utf-8')],
     [`${DOCS_PATH}/swagger-ui.css`, viewer('swagger-ui.css', 'text/css; charset=utf-8')],

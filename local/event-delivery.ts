@@ -17,8 +17,9 @@ import {
 import { readRecoveryPeriodDays } from '../functions/shared/config';
 import { createDocumentClient, localConnection } from '../functions/shared/dynamodb';
 import { deliverChanges, type EventSink } from '../functions/shared/lifecycle-events';
+import { LOCAL_TABLES } from '../functions/shared/local-engine';
 import { createDeletionLedger } from '../functions/shared/repository';
-import { LOCAL_TABLES, localClient } from './dynamodb-local';
+import { localClient } from './dynamodb-local';
 
 /** Where events go unless EVENTS_FILE says otherwise. */
 export const DEFAULT_EVENTS_FILE = '.data/events.jsonl';

@@ -6,9 +6,14 @@
 
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { FUNCTION_TIMEOUT_SECONDS, type TimedOperation } from '../functions/shared/function-timeouts';
 
-/** The deployed functions' timeout (lib/user-management-stack.ts). */
-export const FUNCTION_TIMEOUT_MS = 10_000;
+/** The deployed timeout of the operation `functionName` names; the shortest one for any other name (tests, bench). */
+export const functionTimeoutMs = (functionName: string): number =>
+  1000 *
+  (Object.hasOwn(FUNCTION_TIMEOUT_SECONDS, functionName)
+    ? FUNCTION_TIMEOUT_SECONDS[functionName as TimedOperation]
+    : Math.min(...Object.values(FUNCTION_TIMEOUT_SECONDS)));
 
 export interface ProxyRequest {
   readonly path: string;
@@ -67,8 +72,8 @@ export function proxyEvent({
   };
 }
 
-/** A Lambda context whose deadline is `timeoutMs` from now. */
-export function lambdaContext(functionName: string, timeoutMs = FUNCTION_TIMEOUT_MS): Context {
+/** A Lambda context whose deadline is `timeoutMs` from now (by default the deployed function's timeout). */
+export function lambdaContext(functionName: string, timeoutMs = functionTimeoutMs(functionName)): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     awsRequestId: randomUUID(),

@@ -1,13 +1,22 @@
 /**
  * `npm start`: DynamoDB Local (or DYNAMODB_ENDPOINT), the tables, a development
- * owner, and the handlers behind a local HTTP server.
+ * owner, and the handlers behind a local HTTP server, all on 127.0.0.1.
+ *
+ * Whatever goes wrong, it says so in one line on stderr, stops what it started and
+ * exits non-zero: a port already taken, a bad PORT or DYNAMODB_PORT, DynamoDB Local
+ * failing to start or exiting while serving. Ctrl-C and SIGTERM stop everything.
  */
 
 import type { ChildProcess } from 'node:child_process';
-import { ensureTables, LOCAL_TABLES, startDynamoDbLocal } from './dynamodb-local';
-import { startLocalEventDelivery } from './event-delivery';
+import type { Server } from 'node:http';
+import { LOCAL_TABLES, localEngine, portFromEnv } from '../functions/shared/local-engine';
+import { type DynamoDbLocal, ensureTables, launchDynamoDbLocal } from './dynamodb-local';
+import { type EventDelivery, startLocalEventDelivery } from './event-delivery';
+import { portInUse } from './free-port';
 
 const DEV_OWNER_EMAIL = 'dev-owner@example.com';
+const DATA_DIR = '.data/dynamodb';
+const DEFAULT_PORT = 3000;
 
 process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
 process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
@@ -15,25 +24,55 @@ process.env.IDEMPOTENCY_TABLE_NAME ??= LOCAL_TABLES.idempotencyTableName;
 process.env.DELETIONS_TABLE_NAME ??= LOCAL_TABLES.deletionsTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
 
+/** What this process started, so that any way out stops it. */
+const running: { dynamodb?: ChildProcess; server?: Server; events?: EventDelivery } = {};
+let stopping = false;
+
 async function main(): Promise<void> {
-  const port = Number(process.env.PORT ?? 3000);
-  let dynamodb: ChildProcess | undefined;
-  if (!process.env.DYNAMODB_ENDPOINT) {
-    const started = await startDynamoDbLocal({ port: Number(process.env.DYNAMODB_PORT ?? 8000), dataDir: '.data/dynamodb' });
-    dynamodb = started.process;
-    process.env.DYNAMODB_ENDPOINT = started.endpoint;
-    console.error(`DynamoDB Local on ${started.endpoint} (data in .data/dynamodb)`);
+  // Both read and checked before anything starts.
+  const port = portFromEnv('PORT', DEFAULT_PORT);
+  const engine = localEngine();
+  if (await portInUse(port)) {
+    throw new Error(`PORT ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to a free port.`);
   }
-  const endpoint = process.env.DYNAMODB_ENDPOINT;
-  await ensureTables(endpoint, {
-    usersTableName: process.env.USERS_TABLE_NAME!,
-    ownersTableName: process.env.OWNERS_TABLE_NAME!,
-    idempotencyTableName: process.env.IDEMPOTENCY_TABLE_NAME!,
-    deletionsTableName: process.env.DELETIONS_TABLE_NAME!,
-  });
+
+  if (engine.external) {
+    console.error(`Using the DynamoDB at ${engine.endpoint} (DYNAMODB_ENDPOINT); npm start neither started it nor stops it.`);
+  } else {
+    if (await portInUse(engine.port)) {
+      throw new Error(
+        `DYNAMODB_PORT ${engine.port} is already in use on 127.0.0.1, and npm start never uses a DynamoDB it did not start: ` +
+          `set DYNAMODB_PORT to a free port, or DYNAMODB_ENDPOINT=${engine.endpoint} to use the engine listening there.`,
+      );
+    }
+    const dynamodb: DynamoDbLocal = launchDynamoDbLocal({ port: engine.port, dataDir: DATA_DIR });
+    running.dynamodb = dynamodb.process;
+    await dynamodb.ready;
+    dynamodb.process.once('exit', (code, signal) => {
+      if (stopping) return;
+      running.dynamodb = undefined;
+      fail(
+        new Error(
+          `DynamoDB Local (pid ${dynamodb.process.pid}) exited while serving (${signal ?? `code ${code}`}); the API is stopped too.`,
+        ),
+      );
+    });
+    console.error(`DynamoDB Local on ${engine.endpoint}, data in ${DATA_DIR}`);
+  }
+  process.env.DYNAMODB_ENDPOINT = engine.endpoint;
+  try {
+    await ensureTables(engine.endpoint, {
+      usersTableName: process.env.USERS_TABLE_NAME!,
+      ownersTableName: process.env.OWNERS_TABLE_NAME!,
+      idempotencyTableName: process.env.IDEMPOTENCY_TABLE_NAME!,
+      deletionsTableName: process.env.DELETIONS_TABLE_NAME!,
+    });
+  } catch (error) {
+    throw new Error(`DynamoDB at ${engine.endpoint} did not accept the tables: ${(error as Error).message || (error as Error).name}`);
+  }
   // Before anything writes, so the development owner's UserCreated is delivered too.
-  const events = await startLocalEventDelivery(endpoint);
-  console.error(`Lifecycle events to ${events.eventsFile}`);
+  running.events = await startLocalEventDelivery(engine.endpoint);
+  console.error(`Lifecycle events to ${process.env.EVENTS_FILE || '.data/events.jsonl'}`);
 
   // Imported only now: the handlers read their configuration when they load.
   const { dependencies } = await import('../functions/shared/pipeline');
@@ -42,7 +81,7 @@ async function main(): Promise<void> {
 
   if (await dependencies.repository.findOwner(DEV_OWNER_EMAIL)) {
     console.error(`Development owner ${DEV_OWNER_EMAIL} exists; its key was printed when it was created.`);
-    console.error(`Issue another with: npm run admin -- issue-key ${DEV_OWNER_EMAIL}`);
+    console.error(`Issue another with: npm run -s admin -- issue-key ${DEV_OWNER_EMAIL}`);
   } else {
     const issued = await createOwner(dependencies.repository, DEV_OWNER_EMAIL, dependencies.config.passwordPolicy);
     console.log(`Created development owner ${issued.owner_email}. Its API key, shown this once:`);
@@ -50,21 +89,50 @@ async function main(): Promise<void> {
   }
 
   const server = createLocalServer();
-  server.listen(port, '127.0.0.1', () => console.log(`Listening on http://127.0.0.1:${port}${API_PREFIX}`));
-
-  const stop = () => {
-    server.close();
-    server.closeAllConnections();
-    void events.stop().finally(() => {
-      dynamodb?.kill();
-      process.exit(0);
-    });
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  running.server = server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`PORT ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to a free port.`)
+          : error,
+      ),
+    );
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  server.on('error', (error) => fail(error));
+  console.log(`Listening on http://127.0.0.1:${port}${API_PREFIX}`);
 }
 
-main().catch((error: Error) => {
-  console.error(error.message);
-  process.exit(1);
-});
+/** Stops the server and DynamoDB Local (waiting for it to exit), then exits with `code`. */
+async function stop(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    running.server?.closeAllConnections();
+    running.server?.close();
+    await running.events?.stop().catch(() => undefined);
+    const dynamodb = running.dynamodb;
+    if (dynamodb && dynamodb.exitCode === null && dynamodb.signalCode === null) {
+      const exited = new Promise((resolve) => dynamodb.once('exit', resolve));
+      dynamodb.kill('SIGTERM');
+      const timer = setTimeout(() => dynamodb.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  }
+  process.exit(code);
+}
+
+/** One line on stderr, no stack trace, everything stopped, exit 1. */
+function fail(error: Error): void {
+  if (stopping) return;
+  console.error(error.message.split('\n')[0] || error.name);
+  void stop(1);
+}
+
+process.once('SIGINT', () => void stop(0));
+process.once('SIGTERM', () => void stop(0));
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', (reason) => fail(reason instanceof Error ? reason : new Error(String(reason))));
+
+main().catch(fail);

@@ -544,8 +544,14 @@ function routingResponses(): JsonObject {
   };
 }
 
-/** The OpenAPI 3.1 document for a deployment's password policy (the default one unless given). */
-export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY): JsonObject {
+/** The base_url the committed document names: `npm start` on its default port. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+
+/**
+ * The OpenAPI 3.1 document for a deployment's password policy (the default one unless given);
+ * `baseUrl` is the server it names (the local server passes the address it listens on).
+ */
+export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY, baseUrl = DEFAULT_BASE_URL): JsonObject {
   const schemas = operationSchemas(policy);
   const names = Object.keys(OPERATIONS) as OperationName[];
   return {
@@ -561,7 +567,7 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
         description: 'The server address including its API path prefix; every path below is appended to it.',
         variables: {
           base_url: {
-            default: 'http://127.0.0.1:3000',
+            default: baseUrl,
             description:
               'A deployed stage: `https://{api-id}.execute-api.{region}.amazonaws.com/{stage}` (the stack output ApiUrl without `/v1`). ' +
               'The default is the local server of `npm start`.',

@@ -48,15 +48,13 @@ export interface UserManagementApiProps {
   readonly throttleRateLimit: number;
   /** Burst above the steady rate. */
   readonly throttleBurstLimit: number;
-  /** @default RetentionDays.ONE_MONTH */
-  readonly accessLogRetention?: RetentionDays;
+  /**
+   * Retention of the stage's access logs and of API Gateway's execution logs.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
   /** @default RemovalPolicy.RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
-  /**
-   * Set API Gateway's account-wide CloudWatch role, which access logging needs once per account and region.
-   * @default true
-   */
-  readonly cloudWatchRole?: boolean;
   /**
    * The OpenAPI document (serialised JSON), served at `GET {baseUrl}/openapi.json` without a key.
    * @default no document route
@@ -71,6 +69,8 @@ export interface UserManagementApiProps {
 export class UserManagementApi extends Construct {
   readonly api: RestApi;
   readonly accessLogs: LogGroup;
+  /** The group API Gateway writes the stage's execution logs to, created here so it gets the stage's retention. */
+  readonly executionLogs: LogGroup;
   /** The stage URL without a trailing slash: the API's `{base_url}` (docs/api-contract.md). */
   readonly baseUrl: string;
   /** The versioned root, `${baseUrl}/v1`. */
@@ -79,21 +79,17 @@ export class UserManagementApi extends Construct {
   constructor(scope: Construct, id: string, props: UserManagementApiProps) {
     super(scope, id);
     const removalPolicy = props.logRemovalPolicy ?? RemovalPolicy.RETAIN;
+    const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
 
-    this.accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy,
-    });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention, removalPolicy });
 
-    const cloudWatchRole = props.cloudWatchRole ?? true;
     this.api = new RestApi(this, 'Api', {
       restApiName: props.apiName,
       description: 'User management for white-label tools: create users, reset passwords, delete users.',
       // Callers are servers, not browsers: a regional endpoint skips the CloudFront hop of EDGE.
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
-      cloudWatchRole,
-      // Several stages share one account: deleting one stack must not take the account's role with it.
-      ...(cloudWatchRole && { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN }),
+      // The account-wide logging role is one per account and region: the account stack sets it.
+      cloudWatchRole: false,
       deployOptions: {
         stageName: props.stageName,
         throttlingRateLimit: props.throttleRateLimit,
@@ -107,6 +103,15 @@ export class UserManagementApi extends Construct {
         metricsEnabled: false,
       },
     });
+
+    // API Gateway would create this group itself on the first execution log, with no retention and
+    // outside the stack; created first, it is the stack's, with the stage's retention.
+    this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
+      retention,
+      removalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogs);
 
     // RestApi adds an "Endpoint" output (the stage URL with a trailing slash); the stack publishes
     // BaseUrl and ApiUrl instead, so a third spelling of the same URL would only invite mistakes.

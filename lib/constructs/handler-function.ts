@@ -20,6 +20,9 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../bundling/env-credentials.ts', import.meta.url)),
 };
 
+/** Rewrites the bundle's source map paths relative to the project, so the asset hash ignores `cdk synth -o`. */
+const SOURCE_MAP_PATHS = fileURLToPath(new URL('../bundling/source-map-paths.mjs', import.meta.url));
+
 /** A DynamoDB action the functions may be granted; the union keeps `*` impossible to write. */
 export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';
 
@@ -125,19 +128,24 @@ export class HandlerFunction extends Construct {
           npm_config_audit: 'false',
           npm_config_fund: 'false',
           npm_config_update_notifier: 'false',
+          // The lock file pins every tarball by integrity: a warm cache answers without the registry,
+          // so a synth works offline in seconds instead of retrying the network for minutes per asset.
+          npm_config_prefer_offline: 'true',
         },
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (_inputDir: string, outputDir: string) =>
-            props.hashesPasswords === false
+          afterBundling: (inputDir: string, outputDir: string) => [
+            ...(props.hashesPasswords === false
               ? []
               : [
                   // Fail the synth, not the first cold start, when the arm64 binary did not arrive.
                   `test -f "${outputDir}/${ARGON2_ARM64_BINARY}" || { echo "missing ${ARGON2_ARM64_BINARY} in the Lambda asset" >&2; exit 1; }`,
                   // The install copied the whole project's lock file; the function has no use for it.
                   `rm -f "${outputDir}/package-lock.json"`,
-                ],
+                ]),
+            `"${process.execPath}" "${SOURCE_MAP_PATHS}" "${outputDir}" "${inputDir}"`,
+          ],
         },
       },
     });

@@ -108,7 +108,8 @@ export class Monitoring extends Construct {
 
     const functions = Object.entries(props.functions);
     this.dashboard = new Dashboard(this, 'Dashboard', {
-      dashboardName: prefix,
+      // Dashboards are global to the account (alarms are regional): the region keeps two regions' stages apart.
+      dashboardName: `${prefix}-${Stack.of(this).region}`,
       defaultInterval: Duration.hours(6),
     });
     this.dashboard.addWidgets(

@@ -1,43 +1,53 @@
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { CfnElement } from 'aws-cdk-lib';
 import { build } from 'esbuild';
-import { buildApp } from '../../lib/app';
 import { ARGON2_ARM64_BINARY, ARGON2_PACKAGE } from '../../lib/constructs/handler-function';
 import { OPERATIONS, type Operation } from '../../lib/user-management-stack';
-import { TEST_REGION } from './synth';
+import { synthAssets } from './synth';
 
-// The one real-bundling synth of the test run (esbuild + npm install into each asset): a few seconds.
+// The real-bundling synths of the test run (esbuild + npm install into each asset): the second one
+// with the network cut off and another output directory, deeper in the file system.
 let outdir: string;
+let offlineOutdir: string;
 const assetDirs = {} as Record<Operation, string>;
-let consumerAssetDir: string;
+const offlineAssetDirs = {} as Record<Operation, string>;
+let offlineError: unknown;
+
+/** Every proxy variable npm and Node read, pointed at a closed port: no package can come from the network. */
+const NO_NETWORK = Object.fromEntries(
+  ['https_proxy', 'http_proxy', 'HTTPS_PROXY', 'HTTP_PROXY', 'npm_config_proxy', 'npm_config_https_proxy'].map((name) => [
+    name,
+    'http://127.0.0.1:9',
+  ]),
+);
 
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'user-management-assets-'));
-  const { app, stack } = buildApp({
-    // Asset metadata (the CLI turns it on) records each function's asset directory in the template.
-    context: { stage: 'prod', 'aws:cdk:enable-asset-metadata': true },
-    outdir,
-    region: TEST_REGION,
-  });
-  const template = app.synth().getStackByName(stack.stackName).template as {
-    Resources: Record<string, { Metadata?: Record<string, string> }>;
-  };
-  for (const operation of OPERATIONS) {
-    const id = stack.getLogicalId(stack.functions[operation].function.node.defaultChild as CfnElement);
-    const assetPath = template.Resources[id]?.Metadata?.['aws:asset:path'];
-    if (!assetPath) throw new Error(`no asset for ${operation}`);
-    assetDirs[operation] = join(outdir, assetPath);
+  Object.assign(assetDirs, synthAssets(outdir));
+  const saved = { ...process.env };
+  offlineOutdir = mkdtempSync(join(tmpdir(), 'user-management-assets-offline-'));
+  try {
+    Object.assign(process.env, NO_NETWORK, { npm_config_fetch_retries: '0' });
+    Object.assign(offlineAssetDirs, synthAssets(join(offlineOutdir, 'some', 'deeper', 'cdk.out')));
+  } catch (error) {
+    offlineError = error;
+  } finally {
+    process.env = saved;
   }
-  const consumerId = stack.getLogicalId(stack.lifecycleEvents.consumer.function.node.defaultChild as CfnElement);
-  consumerAssetDir = join(outdir, template.Resources[consumerId]!.Metadata!['aws:asset:path']!);
-}, 180_000);
+}, 300_000);
 
 afterAll(() => {
-  if (outdir) rmSync(outdir, { recursive: true, force: true });
+  for (const dir of [outdir, offlineOutdir]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+it('synth works with the registry unreachable (warm npm cache), and the asset hashes ignore the output directory', () => {
+  expect(offlineError).toBeUndefined();
+  const hashes = (dirs: Record<Operation, string>) => OPERATIONS.map((operation) => basename(dirs[operation]));
+  expect(hashes(offlineAssetDirs)).toEqual(hashes(assetDirs));
+  for (const operation of OPERATIONS) expect(hashes(assetDirs)[OPERATIONS.indexOf(operation)]).toMatch(/^asset\.[0-9a-f]{64}$/);
 });
 
 const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
@@ -119,21 +129,35 @@ describe.each(OPERATIONS)('%s asset', (operation) => {
     const sources = (map as unknown as { sources: string[] }).sources;
     expect(sources.filter((source) => /credential-provider-(node|sso|ini|imds|process|web-identity)/.test(source))).toEqual([]);
     expect(sources.some((source) => source.includes('credential-provider-env'))).toBe(true);
+    // Paths relative to the project, whatever the output directory: the asset hash cannot depend on it.
+    expect(sources).toContain(`functions/${operation}/handler.ts`);
+    expect(sources.filter((source) => source.startsWith('..') || source.startsWith('/'))).toEqual([]);
     expect(statSync(join(dir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
     expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
   });
 });
 
 describe('stream consumer asset', () => {
+  /** The consumer's asset: the one bundle that logs its deliveries (the synth writes every function's asset to outdir). */
+  const consumerAssetDir = () =>
+    readdirSync(outdir)
+      .filter((name) => name.startsWith('asset.'))
+      .map((name) => join(outdir, name))
+      .find(
+        (dir) => existsSync(join(dir, 'index.mjs')) && readFileSync(join(dir, 'index.mjs'), 'utf8').includes('Lifecycle events delivered'),
+      );
+
   it('is one ESM bundle exporting "handler" with no installed package (it hashes nothing)', async () => {
-    const code = readFileSync(join(consumerAssetDir, 'index.mjs'), 'utf8');
+    const dir = consumerAssetDir()!;
+    expect(dir).toBeDefined();
+    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}|export\s+(?:const|function|let|var)\s+handler\b/);
-    expect(existsSync(join(consumerAssetDir, 'node_modules'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules'))).toBe(false);
     const builtins = new Set(builtinModules);
-    const external = (await importedSpecifiers(join(consumerAssetDir, 'index.mjs'))).filter(
+    const external = (await importedSpecifiers(join(dir, 'index.mjs'))).filter(
       (specifier) => !specifier.startsWith('node:') && !builtins.has(specifier),
     );
     expect(external).toEqual([]);
-    expect(statSync(join(consumerAssetDir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
+    expect(statSync(join(dir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
   });
 });

@@ -10,7 +10,7 @@ import { invoke } from '../support/events';
 import { uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
 
-const env = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+const env: NodeJS.ProcessEnv = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
 const admin = (...args: string[]) => runScript('admin/cli.ts', args, env);
 
 describe('admin CLI', () => {
@@ -158,4 +158,15 @@ describe('admin CLI', () => {
     expect(JSON.parse((await admin('list-keys', owner)).stdout)).toHaveLength(1);
     expect(await dependencies.repository.findOwner(nobody)).toBeUndefined();
   }, 120_000);
+
+  it('finds the local engine as npm start does: DYNAMODB_PORT when DYNAMODB_ENDPOINT is unset', async () => {
+    const { DYNAMODB_ENDPOINT: endpoint, ...rest } = env;
+    const email = uniqueEmail('cli-port');
+    const created = await runScript('admin/cli.ts', ['create-owner', email], { ...rest, DYNAMODB_PORT: new URL(endpoint!).port });
+    expect(created.code).toBe(0);
+    expect((await dependencies.repository.findApiKey(digestApiKey(JSON.parse(created.stdout).api_key)))?.ownerEmail).toBe(email);
+
+    const bad = await runScript('admin/cli.ts', ['list-keys', email], { ...rest, DYNAMODB_PORT: 'abc' });
+    expect([bad.code, bad.stdout, bad.stderr]).toEqual([1, '', 'DYNAMODB_PORT must be a port number from 1 to 65535, got "abc".\n']);
+  }, 60_000);
 });

@@ -6,11 +6,12 @@
  */
 
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { chromium } from 'playwright-core';
-import { startLocalServer } from '../support/local';
+import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** No sandbox (root in a container), and no background traffic to Google's hosts on a closed network. */
@@ -72,3 +73,63 @@ it('GET /docs shows the three operations, with nothing loaded from outside the s
     await context.close();
   }
 }, 30_000);
+
+it('the document names the address the server listens on, as the page spelt it when that was localhost', async () => {
+  const port = new URL(server.baseUrl).port;
+  // node:http, since fetch will not send a Host header of the caller's choosing.
+  const named = (host: string) =>
+    new Promise<string>((resolve, reject) => {
+      get(`${server.baseUrl}/openapi.json`, { headers: { host } }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => {
+          const document = JSON.parse(body) as { servers: { variables: { base_url: { default: string } } }[] };
+          resolve(document.servers[0]!.variables.base_url.default);
+        });
+      }).on('error', reject);
+    });
+  await expect(named(`127.0.0.1:${port}`)).resolves.toBe(`http://127.0.0.1:${port}`);
+  await expect(named(`localhost:${port}`)).resolves.toBe(`http://localhost:${port}`);
+  // Any other name (a DNS-rebinding host, say) gets the listening address, never itself.
+  await expect(named(`attacker.example:${port}`)).resolves.toBe(`http://127.0.0.1:${port}`);
+});
+
+it.each(['127.0.0.1', 'localhost'])(
+  '"Try it out" on /docs opened at %s creates a user through the server',
+  async (host) => {
+    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+    const origin = `http://${host}:${new URL(server.baseUrl).port}`;
+    const { apiKey } = await newOwner('docs-owner');
+    const email = uniqueEmail('docs-user');
+    const context = await chromium.launchPersistentContext(join(workDir, `profile-${host}`), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1280, height: 1400 },
+    });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${origin}/docs`);
+      await page.locator('button.authorize').first().click();
+      await page.locator('.auth-container input').fill(apiKey);
+      await page.locator('.auth-btn-wrapper button.authorize').click();
+      await page.locator('.auth-btn-wrapper button.btn-done').click();
+
+      const operation = page.locator('#operations-User_Management-createUser');
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('button.try-out__btn').click();
+      await operation.locator('textarea.body-param__text').fill(JSON.stringify({ user_email: email, user_password: 'long enough' }));
+      const [response] = await Promise.all([
+        page.waitForResponse((candidate) => candidate.url().endsWith('/v1/createUser'), { timeout: 15_000 }),
+        operation.locator('button.execute').click(),
+      ]);
+      expect(response.url()).toBe(`${origin}/v1/createUser`);
+      expect(response.status()).toBe(200);
+      expect(await response.json()).toEqual({ user_email: email, user_password: 'long enough' });
+      await expect(operation.locator('.live-responses-table tbody td.response-col_status').first().textContent()).resolves.toContain('200');
+    } finally {
+      await context.close();
+    }
+  },
+  60_000,
+);

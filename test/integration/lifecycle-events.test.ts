@@ -8,9 +8,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LifecycleEvent } from '../../functions/shared/lifecycle-events';
+import { LOCAL_TABLES } from '../../functions/shared/local-engine';
 import { dependencies } from '../../functions/shared/pipeline';
 import { userPk } from '../../functions/shared/table-layout';
-import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { seedAssociatedData } from '../hardening/support/world';
 import { injectFault } from '../support/faults';
 import { apiClient } from '../support/http-client';

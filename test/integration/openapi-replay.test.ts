@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { validators } from '../../functions/shared/generated/validators';
 import { keySecrets, RECORD_LIFETIME_SECONDS } from '../../functions/shared/idempotency';
 import { MAX_BODY_BYTES } from '../../functions/shared/middleware/parse-body';
-import { EXAMPLE_IDEMPOTENCY_KEY, EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, OPENAPI_PATH } from '../../functions/shared/openapi';
+import {
+  DEFAULT_BASE_URL,
+  EXAMPLE_IDEMPOTENCY_KEY,
+  EXAMPLE_OWNER_EMAIL,
+  EXAMPLE_USER_EMAIL,
+  OPENAPI_PATH,
+} from '../../functions/shared/openapi';
 import { dependencies } from '../../functions/shared/pipeline';
 import { userKey } from '../../functions/shared/table-layout';
 import { injectFault } from '../support/faults';
@@ -82,10 +88,13 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 describe('GET /openapi.json', () => {
-  it('serves the committed document, byte for byte, without a key', () => {
+  it('serves the committed document, byte for byte but for the address it listens on, without a key', () => {
     expect(served.status).toBe(200);
     expect(served.contentType).toBe('application/json');
-    expect(served.text).toBe(readFileSync(OPENAPI_PATH, 'utf8'));
+    // The committed document names `npm start` on port 3000; this server listens on a port of its own.
+    const committed = readFileSync(OPENAPI_PATH, 'utf8');
+    expect(committed).toContain(`"default": "${DEFAULT_BASE_URL}"`);
+    expect(served.text).toBe(committed.replace(`"default": "${DEFAULT_BASE_URL}"`, `"default": "${server.baseUrl}"`));
   });
 
   it('answers another method with 405 and Allow', async () => {

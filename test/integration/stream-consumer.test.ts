@@ -11,9 +11,9 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { LOCAL_TABLES } from '../../functions/shared/local-engine';
 import { dependencies } from '../../functions/shared/pipeline';
 import { userPk } from '../../functions/shared/table-layout';
-import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { uniqueEmail } from '../support/local';
 
 interface PutEventsRequest {

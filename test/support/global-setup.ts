@@ -4,7 +4,8 @@
  * (TEST_TARGET=staging) nothing local is started.
  */
 
-import { ensureTables, LOCAL_TABLES, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { LOCAL_TABLES } from '../../functions/shared/local-engine';
+import { ensureTables, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/free-port';
 import { STAGING_VARIABLES } from './target-env';
 

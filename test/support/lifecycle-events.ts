@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LifecycleEvent } from '../../functions/shared/lifecycle-events';
-import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LOCAL_TABLES } from '../../functions/shared/local-engine';
 import { type EventDelivery, startEventDelivery } from '../../local/event-delivery';
 
 /** Every event in an events file, in order. */

@@ -1,6 +1,7 @@
 /** Runs the project's own entry points (tsx scripts) as child processes, on the pinned Node. */
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -19,9 +20,18 @@ export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv
   });
 }
 
+const startedScripts = new Set<ChildProcess>();
+
+/** Kills what {@link startScript} started and is still running, with its descendants (for afterEach). */
+export function killStartedScripts(): void {
+  for (const child of startedScripts) if (child.exitCode === null && child.signalCode === null) killTree(child.pid);
+  startedScripts.clear();
+}
+
 /** Starts a long-running script; `waitFor` resolves with the output once it matches. */
 export function startScript(script: string, env: NodeJS.ProcessEnv, cwd = ROOT) {
   const child: ChildProcess = spawn(process.execPath, [TSX, `${ROOT}${script}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  startedScripts.add(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -40,4 +50,78 @@ export function startScript(script: string, env: NodeJS.ProcessEnv, cwd = ROOT) 
       }
     },
   };
+}
+
+/** The pids of the live processes whose parent is `pid` (Linux /proc). */
+export function childPids(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        // The command name sits in parentheses and may hold spaces; the parent pid is the second field after it.
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Every live descendant of `pid` (children, their children, ...): `npm start` under tsx is node -> node -> java. */
+export function descendantPids(pid: number): number[] {
+  const children = childPids(pid);
+  return [...children, ...children.flatMap(descendantPids)];
+}
+
+/** SIGKILLs `pid` and all its descendants: a test's last resort, so that a failure leaves nothing running. */
+export function killTree(pid: number | undefined): void {
+  if (pid === undefined) return;
+  for (const target of [...descendantPids(pid), pid]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Whether a process with this pid exists (a zombie counts as gone). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The local addresses listening on TCP `port` (Linux /proc/net/tcp and tcp6), as dotted IPv4
+ * (IPv4-mapped IPv6 included) or `::`-style IPv6: `0.0.0.0` or `::` means every interface.
+ */
+export function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const ipv4 = (hex: string) => [3, 2, 1, 0].map((i) => Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)).join('.');
+  const addresses: string[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').trim().split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      const [address, localPort] = local!.split(':');
+      if (state !== '0A' || localPort !== hexPort) continue;
+      if (address!.length === 8) addresses.push(ipv4(address!));
+      else if (address!.startsWith('0000000000000000FFFF0000')) addresses.push(ipv4(address!.slice(24)));
+      else addresses.push(/^0+$/.test(address!) ? '::' : address!);
+    }
+  }
+  return addresses;
+}
+
+/** A process's command line, arguments joined by spaces ('' once it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
 }
