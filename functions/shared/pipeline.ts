@@ -1,7 +1,7 @@
 /**
  * The one request pipeline every operation runs through, built once per cold start:
- * access log → error shaping → header normalisation → API key → Idempotency-Key shape → body →
- * schema → idempotency look-up → operation.
+ * access log → error shaping → one X-API-Key only → header normalisation → API key →
+ * Idempotency-Key shape → body → schema → idempotency look-up → operation.
  */
 
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -13,7 +13,7 @@ import { createDocumentClient } from './dynamodb';
 import { keyUseRecorder } from './key-use';
 import { logger } from './logger';
 import { accessLog } from './middleware/access-log';
-import { apiKeyAuth } from './middleware/api-key-auth';
+import { apiKeyAuth, refuseRepeatedApiKey } from './middleware/api-key-auth';
 import { type IdempotentContext, idempotency } from './middleware/idempotency';
 import { parseBody } from './middleware/parse-body';
 import { shapeErrors } from './middleware/shape-errors';
@@ -60,6 +60,7 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(accessLog(spec.name))
     .use(shapeErrors(spec.failureMessage))
+    .use(refuseRepeatedApiKey())
     .use(httpHeaderNormalizer())
     // A key cache per operation, as each deployed function has its own; the key's operations are checked against spec.name.
     .use(apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))
