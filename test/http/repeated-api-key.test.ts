@@ -1,5 +1,5 @@
 /**
- * CONTRACT.md "Edge limits": a request carrying X-API-Key more than once is refused with the 401,
+ * docs/api-contract.md "Edge limits": a request carrying X-API-Key more than once is refused with the 401,
  * whatever the values, their order or the spelling of the header's name, so the edge and the
  * function can never count different keys. fetch folds repeated headers into one, so these
  * requests go out through node:http with the raw header list.

@@ -64,7 +64,7 @@ describe('authentication', () => {
         headers: { 'content-type': 'text/plain' },
       });
       // A deployed stage's web ACL (on by default in staging) may refuse a body over 16 KiB before any
-      // function runs: it knows a key's shape, not whether the key was issued (CONTRACT.md "Edge limits").
+      // function runs: it knows a key's shape, not whether the key was issued (docs/api-contract.md "Edge limits").
       const allowed =
         process.env.TEST_TARGET === 'staging' && raw.length > 16 * 1024
           ? [
