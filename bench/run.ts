@@ -74,6 +74,8 @@ async function main() {
       OWNERS_TABLE_NAME: TABLES.ownersTableName,
       IDEMPOTENCY_TABLE_NAME: TABLES.idempotencyTableName,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      // The metric lines would land on this process's stdout, which carries the report.
+      POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_SERVICE_NAME: 'user-management-bench',
     });
     await ensureTables(dynamodb.endpoint, TABLES);

@@ -5,13 +5,18 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { MESSAGES } from '../../functions/shared/messages';
-import { METRIC_DIMENSIONS, metricsNamespace, REQUESTS_METRIC } from '../../functions/shared/metrics';
-import { dependencies } from '../../functions/shared/pipeline';
-import { injectFault } from '../support/faults';
-import { apiClient } from '../support/http-client';
-import { startLocalServer, uniqueEmail } from '../support/local';
-import { ownerWithId, type TestOwner } from './support/world';
+
+// Before the metrics instance is created (it reads this once); the test setup turns metrics off.
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+
+const { MESSAGES } = await import('../../functions/shared/messages');
+const { METRIC_DIMENSIONS, metricsNamespace, REQUESTS_METRIC } = await import('../../functions/shared/metrics');
+const { dependencies } = await import('../../functions/shared/pipeline');
+const { apiClient } = await import('../support/http-client');
+const { startLocalServer, uniqueEmail } = await import('../support/local');
+const { injectFault } = await import('../support/faults');
+const { ownerWithId } = await import('./support/world');
+type TestOwner = Awaited<ReturnType<typeof ownerWithId>>;
 
 const lines: string[] = [];
 let server: Awaited<ReturnType<typeof startLocalServer>>;
