@@ -141,6 +141,22 @@ describe('a revoked key', () => {
   });
 });
 
+describe('a key limited to other operations', () => {
+  it('is remembered as refused by the operation that refused it only', async () => {
+    const { api_key } = await issueKey(repository, owner.ownerEmail, { operations: ['createUser'] });
+    const api = apiClient(server.baseUrl, api_key);
+    const calls = await dynamoCalls(async () => {
+      for (let i = 0; i < 10; i++) {
+        const r = await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
+        expect([r.status, r.body]).toEqual(unauthorized);
+      }
+    });
+    expect(calls.getItems).toBe(1);
+    const created = await api('/v1/createUser', { user_email: uniqueEmail('allowed') });
+    expect(created.status).toBe(200);
+  });
+});
+
 describe('the memory of refusals is bounded', () => {
   it('holds at most its capacity, least recently used out first', async () => {
     const auth = apiKeyAuth({ repository, ttlMs: 60_000, operation: 'deleteUser', maxRefusedKeys: 3 });
