@@ -74,6 +74,8 @@ async function main() {
       OWNERS_TABLE_NAME: TABLES.ownersTableName,
       IDEMPOTENCY_TABLE_NAME: TABLES.idempotencyTableName,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      // The metric lines would land on this process's stdout, which carries the report.
+      POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_SERVICE_NAME: 'user-management-bench',
     });
     await ensureTables(dynamodb.endpoint, TABLES);
@@ -509,8 +511,9 @@ function mapValues<K extends string, T, U>(record: Record<K, T>, fn: (value: T) 
 function measureLambdaCpu(request: LambdaCpuRequest): Promise<LambdaCpuResult> {
   const child = fork(join(ROOT, 'bench', 'lambda-process.ts'), [], {
     execArgv: ['--import', 'tsx'],
-    // INFO, as deployed: the access log line is part of a request's cost. Its stdout goes nowhere.
-    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'INFO' },
+    // INFO and metrics on, as deployed: the access log and metric lines are part of a request's cost.
+    // Its stdout goes nowhere.
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.add(child);

@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { DEFAULT_PASSWORD_POLICY, parseInteger, RECOVERY_PERIOD_DAYS } from '../functions/shared/config';
+import { WAF_MAX_LIMIT, WAF_MIN_LIMIT, WAF_WINDOWS, type WafWindowSeconds } from './constructs/edge-protection';
 
 export const STAGES = ['dev', 'staging', 'prod'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -30,9 +31,23 @@ export interface StageConfig {
   readonly recoveryPeriodDays: number;
   /** SNS topic (the team's existing alerting) that alarms notify; none means alarms only show on the dashboard. */
   readonly alarmTopicArn: string | undefined;
+  /** Whether a WAF web ACL guards the stage (per-key and per-address limits, key shape, body size). */
+  readonly waf: boolean;
+  /** The window the WAF rate limits count over, in seconds (60, 120, 300 or 600); also the 429's Retry-After. */
+  readonly wafWindowSeconds: WafWindowSeconds;
+  /** Requests one API key may send per window: by default half the stage throttle, so no key takes it all. */
+  readonly wafKeyLimit: number;
+  /** Requests one IP address may send per window, whatever its keys (by default the per-key limit). */
+  readonly wafIpLimit: number;
+  /** Requests one IP address may send per window without a well-formed key. */
+  readonly wafAnonymousIpLimit: number;
+  /** Each operation's p99 function duration, in milliseconds, above which its latency alarm fires. */
+  readonly latencyAlarmP99Ms: number;
 }
 
-const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn'>> = {
+type ContextDerived = 'stage' | 'alarmTopicArn' | 'wafKeyLimit' | 'wafIpLimit';
+
+const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
   dev: {
     retainData: false,
     removalPolicy: RemovalPolicy.DESTROY,
@@ -43,6 +58,10 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn'>> 
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'DEBUG',
+    waf: false,
+    wafWindowSeconds: 60,
+    wafAnonymousIpLimit: 100,
+    latencyAlarmP99Ms: 1000,
     // Disposable test data: the shortest window DynamoDB allows.
     recoveryPeriodDays: 1,
   },
@@ -56,6 +75,10 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn'>> 
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'INFO',
+    waf: true,
+    wafWindowSeconds: 60,
+    wafAnonymousIpLimit: 100,
+    latencyAlarmP99Ms: 1000,
     // A week: enough to rehearse a restore or undo a bad deploy caught in testing.
     recoveryPeriodDays: 7,
   },
@@ -69,6 +92,10 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, 'stage' | 'alarmTopicArn'>> 
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'INFO',
+    waf: true,
+    wafWindowSeconds: 60,
+    wafAnonymousIpLimit: 100,
+    latencyAlarmP99Ms: 1000,
     // 30 days: a corruption noticed at a monthly review can still be undone, and every copy of a
     // deleted user is gone within the month GDPR gives to act on an erasure request (DynamoDB's own
     // default is 35, the maximum).
@@ -108,14 +135,34 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
   const defaults = DEFAULTS[stage];
   const int = (key: string, fallback: number, min: number): number =>
     parseInteger(node.tryGetContext(key), fallback, min, `Context ${key}`);
+  const bool = (key: string, fallback: boolean): boolean => {
+    const raw: unknown = node.tryGetContext(key);
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === true || raw === 'true') return true;
+    if (raw === false || raw === 'false') return false;
+    throw new Error(`Context ${key} must be true or false, got "${String(raw)}"`);
+  };
   const logLevel = String(node.tryGetContext('logLevel') ?? defaults.logLevel).toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const throttleRateLimit = int('throttleRateLimit', defaults.throttleRateLimit, 1);
+  const wafWindowSeconds = int('wafWindowSeconds', defaults.wafWindowSeconds, 1);
+  if (!(WAF_WINDOWS as readonly number[]).includes(wafWindowSeconds)) {
+    throw new Error(`Context wafWindowSeconds must be one of ${WAF_WINDOWS.join(', ')}, got "${wafWindowSeconds}"`);
+  }
+  const wafLimit = (key: string, fallback: number) => {
+    const limit = int(key, Math.min(Math.max(fallback, WAF_MIN_LIMIT), WAF_MAX_LIMIT), WAF_MIN_LIMIT);
+    if (limit > WAF_MAX_LIMIT)
+      throw new Error(`Context ${key} must be an integer from ${WAF_MIN_LIMIT} to ${WAF_MAX_LIMIT}, got "${limit}"`);
+    return limit;
+  };
+  // A fair share: one key may use at most half of what the stage throttle lets through in a window.
+  const wafKeyLimit = wafLimit('wafKeyLimit', Math.floor((throttleRateLimit * wafWindowSeconds) / 2));
   const config: StageConfig = {
     ...defaults,
     stage,
-    throttleRateLimit: int('throttleRateLimit', defaults.throttleRateLimit, 1),
+    throttleRateLimit,
     throttleBurstLimit: int('throttleBurstLimit', defaults.throttleBurstLimit, 1),
     passwordMinLength: int('passwordMinLength', defaults.passwordMinLength, 8),
     passwordMaxLength: int('passwordMaxLength', defaults.passwordMaxLength, 8),
@@ -123,6 +170,12 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     logLevel: logLevel as StageConfig['logLevel'],
     recoveryPeriodDays: int('recoveryPeriodDays', defaults.recoveryPeriodDays, RECOVERY_PERIOD_DAYS.min),
     alarmTopicArn: (node.tryGetContext('alarmTopicArn') as string | undefined) || undefined,
+    waf: bool('waf', defaults.waf),
+    wafWindowSeconds: wafWindowSeconds as WafWindowSeconds,
+    wafKeyLimit,
+    wafIpLimit: wafLimit('wafIpLimit', wafKeyLimit),
+    wafAnonymousIpLimit: wafLimit('wafAnonymousIpLimit', defaults.wafAnonymousIpLimit),
+    latencyAlarmP99Ms: int('latencyAlarmP99Ms', defaults.latencyAlarmP99Ms, 1),
   };
   if (config.recoveryPeriodDays > RECOVERY_PERIOD_DAYS.max) {
     throw new Error(`Context recoveryPeriodDays must be at most ${RECOVERY_PERIOD_DAYS.max}, got "${config.recoveryPeriodDays}"`);

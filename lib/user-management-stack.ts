@@ -3,9 +3,11 @@ import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from '
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS } from '../functions/shared/function-timeouts';
+import { metricsNamespace } from '../functions/shared/metrics';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '../functions/shared/table-layout';
-import { UserManagementApi } from './constructs/api';
+import { API_VERSION_PATH, UserManagementApi } from './constructs/api';
+import { EdgeProtection } from './constructs/edge-protection';
 import { type DynamoDbAction, HandlerFunction } from './constructs/handler-function';
 import { LifecycleEvents } from './constructs/lifecycle-events';
 import { Monitoring } from './constructs/monitoring';
@@ -51,12 +53,17 @@ export interface UserManagementStackProps extends StackProps {
   readonly config: StageConfig;
 }
 
-/** One stage of the user-management API: tables, three functions, the REST API and its monitoring. */
+/**
+ * One stage of the user-management API: tables, three functions, the REST API, the WAF web ACL in
+ * front of it (unless turned off) and its monitoring.
+ */
 export class UserManagementStack extends Stack {
   readonly config: StageConfig;
   readonly tables: Tables;
   readonly functions: Record<Operation, HandlerFunction>;
   readonly api: UserManagementApi;
+  /** Undefined when the stage runs without WAF (`-c waf=false`; dev's default). */
+  readonly edge: EdgeProtection | undefined;
   readonly monitoring: Monitoring;
   readonly lifecycleEvents: LifecycleEvents;
 
@@ -78,6 +85,7 @@ export class UserManagementStack extends Stack {
       API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlSeconds),
       POWERTOOLS_SERVICE_NAME: 'user-management',
       POWERTOOLS_LOG_LEVEL: config.logLevel,
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(config.stage),
     };
 
     const functions = {} as Record<Operation, HandlerFunction>;
@@ -118,10 +126,25 @@ export class UserManagementStack extends Stack {
       ),
     });
 
+    this.edge = config.waf
+      ? new EdgeProtection(this, 'Edge', {
+          stage: this.api.api.deploymentStage,
+          name: `user-management-${config.stage}`,
+          operationPaths: OPERATIONS.map((operation) => `/${API_VERSION_PATH}/${operation}`),
+          windowSeconds: config.wafWindowSeconds,
+          keyLimit: config.wafKeyLimit,
+          ipLimit: config.wafIpLimit,
+          anonymousIpLimit: config.wafAnonymousIpLimit,
+        })
+      : undefined;
+
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api.api,
       stageName: config.stage,
       functions: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
+      metricsNamespace: metricsNamespace(config.stage),
+      latencyP99ThresholdMs: config.latencyAlarmP99Ms,
+      ...(this.edge && { webAcl: { name: this.edge.webAcl.name!, ruleMetricNames: this.edge.ruleMetricNames } }),
       ...(config.alarmTopicArn && { alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn) }),
     });
 
@@ -182,11 +205,13 @@ export class UserManagementStack extends Stack {
         reason: 'Callers are servers holding a service-issued API key, not Cognito users; see AwsSolutions-APIG4.',
       },
     );
-    Validations.of(this.api.api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'Server-to-server API with per-key authentication and stage throttling; no WAF WebACL in this stack. Attach the organisation WebACL (e.g. via Firewall Manager) at account level where policy requires one.',
-    });
+    if (!this.edge) {
+      Validations.of(this.api.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          "This stage runs without the stack's WAF web ACL (-c waf=false; the dev default): per-key authentication and stage throttling only. Where policy requires a web ACL, attach the organisation's (e.g. via Firewall Manager), since a stage takes one.",
+      });
+    }
   }
 }
 

@@ -3,8 +3,12 @@ import { createHash, randomBytes } from 'node:crypto';
 /** Fixed, greppable prefix, so that secret scanners can find leaked keys. */
 export const API_KEY_PREFIX = 'wlk_';
 
-/** 256 random bits, base64url: 43 characters after the prefix. */
-const API_KEY_PATTERN = /^wlk_[A-Za-z0-9_-]{43}$/;
+/**
+ * The shape of every issued key: the prefix, then 256 random bits in base64url (43 characters).
+ * The functions check it before any lookup and the edge (the stage's web ACL) refuses anything
+ * else, so both refuse exactly the same keys.
+ */
+export const API_KEY_PATTERN = /^wlk_[A-Za-z0-9_-]{43}$/;
 
 /** Issues a new API key: shown once, stored only as its digest. */
 export function newApiKey(): { apiKey: string; keyId: string; digest: string } {

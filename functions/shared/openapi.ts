@@ -122,8 +122,9 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
       {
         name: 'apiKeyInvalid',
         status: 401,
-        summary: 'X-API-Key missing, empty, unknown, revoked, expired, or limited to other operations',
-        given: 'Sent without a valid `X-API-Key` for this operation. The key is checked before the body is looked at.',
+        summary: 'X-API-Key missing, empty, sent more than once, unknown, revoked, expired, or limited to other operations',
+        given:
+          'Sent without a valid `X-API-Key` for this operation, or with the header twice. The key is checked before the body is looked at.',
         request: op.validBody,
         response: message(MESSAGES.unauthorized),
       },
@@ -165,8 +166,9 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
       {
         name: 'throttled',
         status: 429,
-        summary: "Over the stage's request rate (API Gateway throttling)",
-        given: "Sent above the deployed stage's throttling limits; the local server does not throttle.",
+        summary: "Over the stage's request rate, or over one key's or one address's share of it",
+        given:
+          "Sent above the deployed stage's throttling limits, or above the edge's per-key or per-address budget (answered with `Retry-After`, in seconds); the local server does not throttle.",
         request: op.validBody,
         response: message(MESSAGES.tooManyRequests),
       },

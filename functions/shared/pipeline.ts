@@ -1,10 +1,11 @@
 /**
  * The one request pipeline every operation runs through, built once per cold start:
- * access log → error shaping → header normalisation → API key → Idempotency-Key shape → body →
- * schema → idempotency look-up → operation.
+ * access log and metrics → error shaping → one X-API-Key only → header normalisation → API key →
+ * Idempotency-Key shape → body → schema → idempotency look-up → operation.
  */
 
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -12,10 +13,12 @@ import { type Config, readConfig } from './config';
 import { createDocumentClient } from './dynamodb';
 import { keyUseRecorder } from './key-use';
 import { logger } from './logger';
+import { metrics } from './metrics';
 import { accessLog } from './middleware/access-log';
-import { apiKeyAuth } from './middleware/api-key-auth';
+import { apiKeyAuth, refuseRepeatedApiKey } from './middleware/api-key-auth';
 import { type IdempotentContext, idempotency } from './middleware/idempotency';
 import { parseBody } from './middleware/parse-body';
+import { requestMetrics } from './middleware/request-metrics';
 import { shapeErrors } from './middleware/shape-errors';
 import { validateBody } from './middleware/validate-body';
 import { createIdempotencyStore, createRepository, type Repository } from './repository';
@@ -58,8 +61,12 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, IdempotentContext>({ timeoutEarlyInMillis: 500 })
     // Never the event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it holds the API key and passwords.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    // Flushes the request's counter last, after the access log and the error shaping.
+    .use(logMetrics(metrics))
     .use(accessLog(spec.name))
+    .use(requestMetrics(spec.name))
     .use(shapeErrors(spec.failureMessage))
+    .use(refuseRepeatedApiKey())
     .use(httpHeaderNormalizer())
     // A key cache per operation, as each deployed function has its own; the key's operations are checked against spec.name.
     .use(apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))

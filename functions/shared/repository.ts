@@ -178,9 +178,12 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
       return Item?.white_label === true;
     },
 
-    /** One GetItem by digest. */
+    /**
+     * One strongly consistent GetItem by digest: the functions remember a refusal for a while, so
+     * a key issued a moment ago must not read as unknown. Rare (answers are cached), so cheap.
+     */
     async findApiKey(digest: string): Promise<ApiKeyRecord | undefined> {
-      const { Item } = await db.send(new GetCommand({ TableName: Owners, Key: apiKeyKey(digest) }));
+      const { Item } = await db.send(new GetCommand({ TableName: Owners, Key: apiKeyKey(digest), ConsistentRead: true }));
       return Item && toApiKey(Item);
     },
 

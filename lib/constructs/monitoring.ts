@@ -7,6 +7,7 @@ import {
   Dashboard,
   GraphWidget,
   MathExpression,
+  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,6 +15,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { FAILED_OUTCOME, REQUESTS_METRIC } from '../../functions/shared/metrics';
 
 export interface MonitoringProps {
   readonly api: RestApi;
@@ -37,9 +39,25 @@ export interface MonitoringProps {
    * @default 20
    */
   readonly minimumRequestsForRate?: number;
+  /** CloudWatch namespace of the functions' business metrics (`requests` by `operation` and `outcome`). */
+  readonly metricsNamespace: string;
+  /**
+   * Each operation's p99 function duration (ms) above which its latency alarm fires, when it stays
+   * above for 15 minutes.
+   * @default 1000
+   */
+  readonly latencyP99ThresholdMs?: number;
+  /**
+   * The stage's WAF web ACL, for a dashboard widget of what each rule blocked.
+   * @default - no WAF widget
+   */
+  readonly webAcl?: { readonly name: string; readonly ruleMetricNames: Readonly<Record<string, string>> };
 }
 
-/** Alarms on 5XX rate, throttles and function errors, and one small dashboard. */
+/**
+ * Alarms on 5XX rate, throttles, function errors, any request a function answered with 500, and
+ * each operation's p99 latency; one small dashboard.
+ */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
@@ -106,6 +124,52 @@ export class Monitoring extends Construct {
       );
     }
 
+    // The functions answer every failure with a contract 500, so Lambda's Errors stays 0 when, say, a
+    // permission or the table is gone: their own counter is what sees a silent outage.
+    const minute = Duration.minutes(1);
+    const requestsBy = (operation: string, outcome: string) =>
+      new Metric({
+        namespace: props.metricsNamespace,
+        metricName: REQUESTS_METRIC,
+        dimensionsMap: { operation, outcome },
+        statistic: Stats.SUM,
+        period: minute,
+      });
+    const operations = Object.keys(props.functions);
+    const functionFailures = new MathExpression({
+      expression: operations.map((_, i) => `FILL(failed${i}, 0)`).join(' + '),
+      usingMetrics: Object.fromEntries(operations.map((operation, i) => [`failed${i}`, requestsBy(operation, FAILED_OUTCOME)])),
+      label: 'requests answered 500 by a function',
+      period: minute,
+    });
+    this.addAlarm(
+      new Alarm(this, 'FunctionFailures', {
+        alarmName: `${prefix}-function-500s`,
+        alarmDescription: 'A function answered a request with 500 (storage failure, missing permission, timeout): the first one alarms.',
+        metric: functionFailures,
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      props.alarmTopic,
+    );
+    for (const [operation, fn] of Object.entries(props.functions)) {
+      this.addAlarm(
+        new Alarm(this, `${operation}LatencyP99`, {
+          alarmName: `${prefix}-${operation}-p99-latency`,
+          alarmDescription: `${operation}: p99 function duration above the threshold for 15 minutes.`,
+          metric: fn.metricDuration({ period, statistic: Stats.p(99) }),
+          threshold: props.latencyP99ThresholdMs ?? 1000,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 3,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        props.alarmTopic,
+      );
+    }
+
     const functions = Object.entries(props.functions);
     this.dashboard = new Dashboard(this, 'Dashboard', {
       // Dashboards are global to the account (alarms are regional): the region keeps two regions' stages apart.
@@ -145,6 +209,43 @@ export class Monitoring extends Construct {
       }),
       new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 8 }),
     );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Requests by operation and outcome',
+        left: [
+          new MathExpression({
+            expression: `SEARCH('{${props.metricsNamespace},operation,outcome} MetricName="${REQUESTS_METRIC}"', 'Sum', 300)`,
+            label: '',
+            period,
+          }),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({ title: 'Requests answered 500 by a function', left: [functionFailures], width: 8 }),
+      ...(props.webAcl ? [this.wafWidget(props.webAcl, period)] : []),
+    );
+  }
+
+  /** What each WAF rule blocked, beside what the web ACL let through. */
+  private wafWidget(webAcl: NonNullable<MonitoringProps['webAcl']>, period: Duration): GraphWidget {
+    const region = Stack.of(this).region;
+    const waf = (metricName: string, rule: string, label: string) =>
+      new Metric({
+        namespace: 'AWS/WAFV2',
+        metricName,
+        dimensionsMap: { WebACL: webAcl.name, Rule: rule, Region: region },
+        statistic: Stats.SUM,
+        period,
+        label,
+      });
+    return new GraphWidget({
+      title: 'Edge (WAF): allowed and blocked requests',
+      left: [
+        waf('AllowedRequests', 'ALL', 'allowed'),
+        ...Object.entries(webAcl.ruleMetricNames).map(([rule, metricName]) => waf('BlockedRequests', metricName, `blocked: ${rule}`)),
+      ],
+      width: 8,
+    });
   }
 
   private addAlarm(alarm: Alarm, topic: ITopic | undefined): void {

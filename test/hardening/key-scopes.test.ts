@@ -128,7 +128,10 @@ describe('operations', () => {
     const { api, digest } = await keyFor({ operations: ['deleteUser'] });
     const requests = await requestsDuring(() => api('/v1/createUser', { user_email: uniqueEmail('never') }));
     expect(requests.filter((body) => body.TableName === config.usersTableName)).toEqual([]);
-    expect(aboutKey(requests, digest)).toEqual([{ TableName: config.ownersTableName, Key: { pk: { S: `KEY#${digest}` } } }]);
+    // A consistent read: a refusal is remembered for a while (ADR 8), so it must not come from a stale replica.
+    expect(aboutKey(requests, digest)).toEqual([
+      { TableName: config.ownersTableName, Key: { pk: { S: `KEY#${digest}` } }, ConsistentRead: true },
+    ]);
   });
 
   it('an out-of-scope key of an owner whose account is gone is still 401 (not a valid key), the in-scope operation 403', async () => {

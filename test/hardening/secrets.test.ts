@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 // Before the logger is created (it reads these once).
 process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
+// The metric lines too: they must hold no secret either.
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
 const captured = {
   lines: [] as string[],
@@ -181,6 +183,7 @@ describe('what was captured', () => {
     expect(captured.responses.length).toBeGreaterThan(100);
     expect(captured.sentIdempotencyKeys.size).toBeGreaterThan(10);
     expect(captured.lines.filter((line) => line.includes('"Request completed"')).length).toBeGreaterThan(100);
+    expect(captured.lines.filter((line) => line.includes('"CloudWatchMetrics"')).length).toBeGreaterThan(100);
     if (process.env.HARDENING_REPORT) {
       console.log(`secrets: ${captured.lines.length} log lines, ${captured.responses.length} responses, ${secrets.length} secrets checked`);
     }

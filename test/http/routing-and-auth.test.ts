@@ -32,6 +32,7 @@ describe('routing', () => {
 describe('authentication', () => {
   const body = { user_email: 'someone@example.com' };
   const unauthorized = { message: MESSAGES.unauthorized };
+  const tooLarge = { message: MESSAGES.bodyTooLarge };
 
   it.each(OPERATIONS)('%s refuses a missing, empty, unknown or malformed key with 401', async (path) => {
     for (const apiKey of [
@@ -62,8 +63,16 @@ describe('authentication', () => {
         raw,
         headers: { 'content-type': 'text/plain' },
       });
-      expect(response.status).toBe(401);
-      expect(response.body).toEqual(unauthorized);
+      // A deployed stage's web ACL (on by default in staging) may refuse a body over 16 KiB before any
+      // function runs: it knows a key's shape, not whether the key was issued (docs/api-contract.md "Edge limits").
+      const allowed =
+        process.env.TEST_TARGET === 'staging' && raw.length > 16 * 1024
+          ? [
+              [401, unauthorized],
+              [413, tooLarge],
+            ]
+          : [[401, unauthorized]];
+      expect(allowed).toContainEqual([response.status, response.body]);
     }
   });
 });

@@ -113,6 +113,7 @@ describe('functions', () => {
         API_KEY_CACHE_TTL_SECONDS: '30',
         POWERTOOLS_SERVICE_NAME: 'user-management',
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_METRICS_NAMESPACE: 'UserManagement/prod',
         NODE_OPTIONS: '--enable-source-maps',
       },
     });
@@ -438,8 +439,9 @@ describe('outputs', () => {
 describe('monitoring', () => {
   it('alarms on 5XX rate, and on errors and throttles of every function', () => {
     const { template } = prod;
-    // + the lifecycle events' dead-letter and lag alarms (asserted in lifecycle-events.test.ts).
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + OPERATIONS.length * 2 + 2);
+    // Plus the function-answered 500s and one p99 latency alarm per function (edge-limits.test.ts), and the
+    // lifecycle events' dead-letter and lag alarms (lifecycle-events.test.ts).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + OPERATIONS.length * 3 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'UserManagement-prod-api-5xx-rate',
       Threshold: 1,
@@ -494,19 +496,30 @@ describe('stage selection', () => {
 });
 
 describe('cdk-nag acknowledgements', () => {
-  it('are exactly the expected design decisions, each with a reason', () => {
-    const acknowledged = prod.stack.node
+  const acknowledgedIn = (stack: UserManagementStack) =>
+    stack.node
       .findAll()
       .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
       .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
-    expect(acknowledged.map(([id]) => id.replace(/^annotation::/i, '')).sort()).toEqual([
-      'AwsSolutions-APIG2',
-      'AwsSolutions-APIG3',
-      'AwsSolutions-APIG4',
-      'AwsSolutions-COG4',
-      'AwsSolutions-IAM5[Resource::*]',
-      'AwsSolutions-SQS3',
-    ]);
+
+  // The lifecycle events' two: ListStreams has no resource-level permission; the dead-letter queue has none of its own.
+  const decisions = [
+    'AwsSolutions-APIG2',
+    'AwsSolutions-APIG4',
+    'AwsSolutions-COG4',
+    'AwsSolutions-IAM5[Resource::*]',
+    'AwsSolutions-SQS3',
+  ];
+
+  // Staging and prod carry the stack's WAF web ACL, so APIG3 (no web ACL on the stage) is met, not acknowledged.
+  it.each(['prod', 'staging'] as const)('%s: exactly the expected design decisions, each with a reason', (stage) => {
+    const acknowledged = acknowledgedIn(byStage[stage].stack);
+    expect(acknowledged.map(([id]) => id.replace(/^annotation::/i, '')).sort()).toEqual(decisions);
     for (const [, reason] of acknowledged) expect(reason.length).toBeGreaterThan(60);
+  });
+
+  it('dev, without WAF by default: APIG3 too', () => {
+    const acknowledged = acknowledgedIn(dev.stack);
+    expect(acknowledged.map(([id]) => id.replace(/^annotation::/i, '')).sort()).toEqual([...decisions, 'AwsSolutions-APIG3'].sort());
   });
 });

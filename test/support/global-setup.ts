@@ -22,6 +22,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.OWNERS_TABLE_NAME = LOCAL_TABLES.ownersTableName;
   process.env.IDEMPOTENCY_TABLE_NAME = LOCAL_TABLES.idempotencyTableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+  // One metric line per request would flood the output; metrics.test.ts and secrets.test.ts turn them on.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   process.env.POWERTOOLS_SERVICE_NAME = 'user-management-test';
   await ensureTables(endpoint, LOCAL_TABLES);
 }

@@ -1,0 +1,24 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+
+/** The business counter: one data point per request, by operation and outcome. */
+export const REQUESTS_METRIC = 'requests';
+
+/**
+ * The counter's only dimensions, both of a handful of values. Never an owner, e-mail or key: each
+ * distinct value would be a metric of its own (billed), and they identify people.
+ */
+export const METRIC_DIMENSIONS = ['operation', 'outcome'] as const;
+
+/** The outcome of a request the function answered with 500. */
+export const FAILED_OUTCOME = 'failed';
+
+/** Each stage's metrics live in their own namespace, so the dimensions need not name the stage. */
+export const metricsNamespace = (stage: string) => `UserManagement/${stage}`;
+
+/**
+ * The one Metrics instance (CloudWatch embedded metric format: a JSON line on stdout that
+ * CloudWatch turns into metrics, no API call). The pipeline flushes it after every request.
+ */
+export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || metricsNamespace('local') });
+// Powertools adds a `service` dimension by default; the namespace already names the service and stage.
+metrics.clearDefaultDimensions();

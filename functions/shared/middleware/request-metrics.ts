@@ -1,0 +1,42 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { MESSAGES } from '../messages';
+import { FAILED_OUTCOME, metrics, REQUESTS_METRIC } from '../metrics';
+
+/** What a successful request of each operation did. */
+export const SUCCESS_OUTCOMES = { createUser: 'created', resetUserPassword: 'reset', deleteUser: 'deleted' } as const;
+
+/** The contract's messages by text, so a refusal's reason is a fixed name (`refused:userExists`). */
+const REASONS = new Map<string, string>(Object.entries(MESSAGES).map(([reason, message]) => [message, reason]));
+
+/**
+ * The outcome of a request: the operation's success word, `refused:<reason>` (the contract message's
+ * name; `invalidRequest` for the messages that name a field or the password policy) or `failed`.
+ */
+export function outcomeOf(operation: keyof typeof SUCCESS_OUTCOMES, response: APIGatewayProxyResult | undefined | null): string {
+  const status = response?.statusCode ?? 500;
+  if (status < 400) return SUCCESS_OUTCOMES[operation];
+  if (status >= 500) return FAILED_OUTCOME;
+  let message: unknown;
+  try {
+    message = (JSON.parse(response!.body) as { message?: unknown }).message;
+  } catch {
+    // Not the contract's shape: the status alone names it.
+  }
+  const reason = typeof message === 'string' ? REASONS.get(message) : undefined;
+  return `refused:${reason ?? (status === 400 ? 'invalidRequest' : `status${status}`)}`;
+}
+
+/**
+ * Counts every request once, after the error shaping has answered it, with the dimensions
+ * `operation` and `outcome` only. The Powertools middleware registered before it flushes the line.
+ */
+export function requestMetrics(operation: keyof typeof SUCCESS_OUTCOMES): MiddlewareObj<unknown, APIGatewayProxyResult> {
+  const count = (request: { response: APIGatewayProxyResult | undefined | null }) => {
+    metrics.addDimension('operation', operation);
+    metrics.addDimension('outcome', outcomeOf(operation, request.response));
+    metrics.addMetric(REQUESTS_METRIC, MetricUnit.Count, 1);
+  };
+  return { after: count, onError: count };
+}
