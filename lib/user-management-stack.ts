@@ -155,7 +155,11 @@ export class UserManagementStack extends Stack {
       usersTable: this.tables.users,
       deletionsTable: this.tables.deletions,
       recoveryPeriodDays: config.recoveryPeriodDays,
-      environment: { POWERTOOLS_SERVICE_NAME: 'user-management', POWERTOOLS_LOG_LEVEL: config.logLevel },
+      environment: {
+        POWERTOOLS_SERVICE_NAME: 'user-management',
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(config.stage),
+      },
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
       ...(alarmTopic && { alarmTopic }),

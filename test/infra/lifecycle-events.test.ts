@@ -154,6 +154,7 @@ describe('lifecycle events', () => {
       Variables: {
         POWERTOOLS_SERVICE_NAME: 'user-management',
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_METRICS_NAMESPACE: 'UserManagement/prod',
         EVENT_BUS_NAME: { Ref: logicalId(stack, stack.lifecycleEvents.bus) },
         DELETIONS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.deletions) },
         RECOVERY_PERIOD_DAYS: '30',
