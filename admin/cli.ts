@@ -2,6 +2,7 @@
  * `npm run admin -- <command>`: manage white-label owners and their API keys (see USAGE, or
  * `--help`; the commands are in key-commands.ts). One line of JSON on stdout; an error is one
  * line on stderr and a non-zero exit (2 for a command line that cannot run, 1 for a failure).
+ * `reapply-deletions` (after a restore from backup) is in reapply-deletions.ts.
  *
  * Local engine by default, found exactly as `npm start` finds it (DYNAMODB_ENDPOINT, else
  * http://127.0.0.1:${DYNAMODB_PORT}, else port 8000; tables `users` and `owners`). Against AWS:
@@ -16,10 +17,12 @@ import { createDocumentClient } from '../functions/shared/dynamodb';
 import { LOCAL_TABLES, localEngine } from '../functions/shared/local-engine';
 import { createRepository } from '../functions/shared/repository';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
+import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
 ${KEY_USAGE}
+${REAPPLY_USAGE}
 
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
   --help                                   this text
@@ -27,6 +30,8 @@ ${KEY_USAGE}
 Prints one line of JSON. Errors: one line on stderr; exit 2 for a command line that cannot run, 1 for a failure.`;
 
 async function main(): Promise<void> {
+  // Its own options; see admin/reapply-deletions.ts.
+  if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
   const { positionals, values } = parseCommandLine();
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
   const command = parseKeyCommand(positionals, {

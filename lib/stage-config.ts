@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { DEFAULT_PASSWORD_POLICY, parseInteger } from '../functions/shared/config';
+import { DEFAULT_PASSWORD_POLICY, parseInteger, RECOVERY_PERIOD_DAYS } from '../functions/shared/config';
 import { WAF_MAX_LIMIT, WAF_MIN_LIMIT, WAF_WINDOWS, type WafWindowSeconds } from './constructs/edge-protection';
 
 export const STAGES = ['dev', 'staging', 'prod'] as const;
@@ -23,6 +23,12 @@ export interface StageConfig {
   /** How long a warm function trusts a looked-up API key (revocation delay). */
   readonly apiKeyCacheTtlSeconds: number;
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Point-in-time recovery period of the users, owners and idempotency tables (1-35 days): how far back a
+   * restore can go, and so how long a deleted user's data survives in backups. The deletion
+   * ledger keeps each deletion exactly this long.
+   */
+  readonly recoveryPeriodDays: number;
   /** SNS topic (the team's existing alerting) that alarms notify; none means alarms only show on the dashboard. */
   readonly alarmTopicArn: string | undefined;
   /** Whether a WAF web ACL guards the stage (per-key and per-address limits, key shape, body size). */
@@ -56,6 +62,8 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    // Disposable test data: the shortest window DynamoDB allows.
+    recoveryPeriodDays: 1,
   },
   staging: {
     retainData: true,
@@ -71,6 +79,8 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    // A week: enough to rehearse a restore or undo a bad deploy caught in testing.
+    recoveryPeriodDays: 7,
   },
   prod: {
     retainData: true,
@@ -86,6 +96,10 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    // 30 days: a corruption noticed at a monthly review can still be undone, and every copy of a
+    // deleted user is gone within the month GDPR gives to act on an erasure request (DynamoDB's own
+    // default is 35, the maximum).
+    recoveryPeriodDays: 30,
   },
 };
 
@@ -154,6 +168,7 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     passwordMaxLength: int('passwordMaxLength', defaults.passwordMaxLength, 8),
     apiKeyCacheTtlSeconds: int('apiKeyCacheTtlSeconds', defaults.apiKeyCacheTtlSeconds, 0),
     logLevel: logLevel as StageConfig['logLevel'],
+    recoveryPeriodDays: int('recoveryPeriodDays', defaults.recoveryPeriodDays, RECOVERY_PERIOD_DAYS.min),
     alarmTopicArn: (node.tryGetContext('alarmTopicArn') as string | undefined) || undefined,
     waf: bool('waf', defaults.waf),
     wafWindowSeconds: wafWindowSeconds as WafWindowSeconds,
@@ -162,6 +177,9 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     wafAnonymousIpLimit: wafLimit('wafAnonymousIpLimit', defaults.wafAnonymousIpLimit),
     latencyAlarmP99Ms: int('latencyAlarmP99Ms', defaults.latencyAlarmP99Ms, 1),
   };
+  if (config.recoveryPeriodDays > RECOVERY_PERIOD_DAYS.max) {
+    throw new Error(`Context recoveryPeriodDays must be at most ${RECOVERY_PERIOD_DAYS.max}, got "${config.recoveryPeriodDays}"`);
+  }
   if (config.passwordMaxLength < config.passwordMinLength) {
     throw new Error('Context passwordMaxLength must not be less than passwordMinLength');
   }

@@ -9,6 +9,7 @@ import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '../functions/shared/table
 import { API_VERSION_PATH, UserManagementApi } from './constructs/api';
 import { EdgeProtection } from './constructs/edge-protection';
 import { type DynamoDbAction, HandlerFunction } from './constructs/handler-function';
+import { LifecycleEvents } from './constructs/lifecycle-events';
 import { Monitoring } from './constructs/monitoring';
 import { Tables } from './constructs/tables';
 import { readLambdaMemory } from './lambda-memory';
@@ -64,6 +65,7 @@ export class UserManagementStack extends Stack {
   /** Undefined when the stage runs without WAF (`-c waf=false`; dev's default). */
   readonly edge: EdgeProtection | undefined;
   readonly monitoring: Monitoring;
+  readonly lifecycleEvents: LifecycleEvents;
 
   constructor(scope: Construct, id: string, props: UserManagementStackProps) {
     super(scope, id, props);
@@ -72,7 +74,7 @@ export class UserManagementStack extends Stack {
     Tags.of(this).add('service', 'user-management');
     Tags.of(this).add('stage', config.stage);
 
-    this.tables = new Tables(this, 'Tables', { retainData: config.retainData });
+    this.tables = new Tables(this, 'Tables', { retainData: config.retainData, recoveryPeriodDays: config.recoveryPeriodDays });
 
     const environment = {
       USERS_TABLE_NAME: this.tables.users.tableName,
@@ -146,6 +148,23 @@ export class UserManagementStack extends Stack {
       ...(config.alarmTopicArn && { alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn) }),
     });
 
+    const alarmTopic = config.alarmTopicArn ? Topic.fromTopicArn(this, 'LifecycleAlarmTopic', config.alarmTopicArn) : undefined;
+    this.lifecycleEvents = new LifecycleEvents(this, 'LifecycleEvents', {
+      entry: `${FUNCTIONS_DIR}publishLifecycleEvents/handler.ts`,
+      eventBusName: `user-management-${config.stage}`,
+      usersTable: this.tables.users,
+      deletionsTable: this.tables.deletions,
+      recoveryPeriodDays: config.recoveryPeriodDays,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: 'user-management',
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(config.stage),
+      },
+      logRetention: config.logRetention,
+      logRemovalPolicy: config.removalPolicy,
+      ...(alarmTopic && { alarmTopic }),
+    });
+
     new CfnOutput(this, 'ApiUrl', {
       description: 'Versioned API root; endpoints are {ApiUrl}/createUser, {ApiUrl}/resetUserPassword, {ApiUrl}/deleteUser',
       value: this.api.versionedUrl,
@@ -156,6 +175,15 @@ export class UserManagementStack extends Stack {
     });
     new CfnOutput(this, 'UsersTableName', { description: 'USERS_TABLE_NAME for the admin CLI', value: this.tables.users.tableName });
     new CfnOutput(this, 'OwnersTableName', { description: 'OWNERS_TABLE_NAME for the admin CLI', value: this.tables.owners.tableName });
+    new CfnOutput(this, 'EventBusName', {
+      description: 'The EventBridge bus carrying UserCreated, UserPasswordReset and UserDeleted (source user-management)',
+      value: this.lifecycleEvents.bus.eventBusName,
+    });
+    new CfnOutput(this, 'EventBusArn', { description: 'ARN of the lifecycle event bus', value: this.lifecycleEvents.bus.eventBusArn });
+    new CfnOutput(this, 'DeletionsTableName', {
+      description: 'The deletion ledger, for the admin CLI (reapply-deletions --deletions-table)',
+      value: this.tables.deletions.tableName,
+    });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
     });

@@ -8,14 +8,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { localConnection } from '../functions/shared/dynamodb';
 import type { TableNames } from '../functions/shared/local-engine';
-import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
+import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
 
 const JAVA_HINT =
   'Debian/Ubuntu: `sudo apt-get install -y default-jre-headless`; macOS: `brew install openjdk`), or set DYNAMODB_ENDPOINT to a DynamoDB you already run.';
@@ -159,20 +161,27 @@ export async function startDynamoDbLocal(options: {
 export const localClient = (endpoint: string) => new DynamoDBClient({ ...localConnection(endpoint), maxAttempts: 1 });
 
 /**
- * Creates the tables from the shared layout when they are missing. TTL is switched on as in the
- * stack, though DynamoDB Local never deletes expired items (the service treats them as absent).
+ * Creates the tables from the shared layout when they are missing (the deletion ledger only when
+ * named), and gives a users table kept from before the lifecycle events its stream. TTL is switched
+ * on as in the stack, though DynamoDB Local never deletes expired items (the service treats them as absent).
  */
 export async function ensureTables(endpoint: string, names: TableNames): Promise<void> {
   const client = localClient(endpoint);
-  for (const [name, layout] of [
+  const tables: [string, TableLayout][] = [
     [names.usersTableName, USERS_TABLE],
     [names.ownersTableName, OWNERS_TABLE],
     [names.idempotencyTableName, IDEMPOTENCY_TABLE],
-  ] as const) {
+  ];
+  if (names.deletionsTableName) tables.push([names.deletionsTableName, DELETIONS_TABLE]);
+  for (const [name, layout] of tables) {
     try {
       await client.send(new CreateTableCommand(createTableInput(name, layout)));
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+      if (layout.stream && !Table?.StreamSpecification?.StreamEnabled) {
+        await client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: streamSpecification(layout) }));
+      }
       continue;
     }
     if (layout.timeToLiveAttribute) {
@@ -187,6 +196,8 @@ export async function ensureTables(endpoint: string, names: TableNames): Promise
   client.destroy();
 }
 
+const streamSpecification = (layout: TableLayout) => (layout.stream ? { StreamEnabled: true, StreamViewType: layout.stream } : undefined);
+
 function createTableInput(TableName: string, layout: TableLayout) {
   const keys = [layout.partitionKey, layout.sortKey, ...layout.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
   const attributes = new Map(keys.filter((k) => k !== undefined).map((k) => [k.name, k.type]));
@@ -199,6 +210,7 @@ function createTableInput(TableName: string, layout: TableLayout) {
     BillingMode: 'PAY_PER_REQUEST' as const,
     AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
     KeySchema: keySchema(layout.partitionKey, layout.sortKey),
+    ...(layout.stream && { StreamSpecification: streamSpecification(layout) }),
     ...(layout.globalSecondaryIndexes.length > 0 && {
       GlobalSecondaryIndexes: layout.globalSecondaryIndexes.map((index) => ({
         IndexName: index.indexName,

@@ -11,6 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
 import { LOCAL_TABLES, localEngine, portFromEnv } from '../functions/shared/local-engine';
 import { type DynamoDbLocal, ensureTables, launchDynamoDbLocal } from './dynamodb-local';
+import { type EventDelivery, startLocalEventDelivery } from './event-delivery';
 import { portInUse } from './free-port';
 
 const DEV_OWNER_EMAIL = 'dev-owner@example.com';
@@ -20,10 +21,11 @@ const DEFAULT_PORT = 3000;
 process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
 process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
 process.env.IDEMPOTENCY_TABLE_NAME ??= LOCAL_TABLES.idempotencyTableName;
+process.env.DELETIONS_TABLE_NAME ??= LOCAL_TABLES.deletionsTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
 
 /** What this process started, so that any way out stops it. */
-const running: { dynamodb?: ChildProcess; server?: Server } = {};
+const running: { dynamodb?: ChildProcess; server?: Server; events?: EventDelivery } = {};
 let stopping = false;
 
 async function main(): Promise<void> {
@@ -63,10 +65,14 @@ async function main(): Promise<void> {
       usersTableName: process.env.USERS_TABLE_NAME!,
       ownersTableName: process.env.OWNERS_TABLE_NAME!,
       idempotencyTableName: process.env.IDEMPOTENCY_TABLE_NAME!,
+      deletionsTableName: process.env.DELETIONS_TABLE_NAME!,
     });
   } catch (error) {
     throw new Error(`DynamoDB at ${engine.endpoint} did not accept the tables: ${(error as Error).message || (error as Error).name}`);
   }
+  // Before anything writes, so the development owner's UserCreated is delivered too.
+  running.events = await startLocalEventDelivery(engine.endpoint);
+  console.error(`Lifecycle events to ${process.env.EVENTS_FILE || '.data/events.jsonl'}`);
 
   // Imported only now: the handlers read their configuration when they load.
   const { dependencies } = await import('../functions/shared/pipeline');
@@ -104,6 +110,7 @@ async function stop(code: number): Promise<never> {
     stopping = true;
     running.server?.closeAllConnections();
     running.server?.close();
+    await running.events?.stop().catch(() => undefined);
     const dynamodb = running.dynamodb;
     if (dynamodb && dynamodb.exitCode === null && dynamodb.signalCode === null) {
       const exited = new Promise((resolve) => dynamodb.once('exit', resolve));

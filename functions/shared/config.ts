@@ -66,3 +66,35 @@ export function readConfig(): Config {
     apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', 30, 0) * 1000,
   };
 }
+
+/** DynamoDB's bounds on a point-in-time recovery period, in days. */
+export const RECOVERY_PERIOD_DAYS = { min: 1, max: 35 } as const;
+
+/** The lifecycle-event consumer's configuration (functions/publishLifecycleEvents). */
+export interface EventDeliveryConfig {
+  readonly eventBusName: string;
+  readonly deletionsTableName: string;
+  /** The users table's recovery period: how long a deletion stays in the ledger. */
+  readonly recoveryPeriodDays: number;
+  /** Set only when talking to DynamoDB Local. */
+  readonly dynamodbEndpoint: string | undefined;
+}
+
+/** RECOVERY_PERIOD_DAYS, checked: 1 to 35, DynamoDB's longest (and default) window when unset. */
+export function readRecoveryPeriodDays(): number {
+  const days = integer('RECOVERY_PERIOD_DAYS', RECOVERY_PERIOD_DAYS.max, RECOVERY_PERIOD_DAYS.min);
+  if (days > RECOVERY_PERIOD_DAYS.max) {
+    throw new Error(`Environment variable RECOVERY_PERIOD_DAYS must be at most ${RECOVERY_PERIOD_DAYS.max}, got "${days}"`);
+  }
+  return days;
+}
+
+/** Reads and checks the consumer's configuration; throws naming the first bad variable. */
+export function readEventDeliveryConfig(): EventDeliveryConfig {
+  return {
+    eventBusName: required('EVENT_BUS_NAME'),
+    deletionsTableName: required('DELETIONS_TABLE_NAME'),
+    recoveryPeriodDays: readRecoveryPeriodDays(),
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+  };
+}

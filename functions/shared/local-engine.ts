@@ -5,13 +5,20 @@
  */
 
 /** The tables' names on the local engine. */
-export const LOCAL_TABLES = { usersTableName: 'users', ownersTableName: 'owners', idempotencyTableName: 'idempotency' } as const;
+export const LOCAL_TABLES = {
+  usersTableName: 'users',
+  ownersTableName: 'owners',
+  idempotencyTableName: 'idempotency',
+  deletionsTableName: 'deletions',
+} as const;
 
 /** The tables' names, as the service's configuration holds them. */
 export interface TableNames {
   readonly usersTableName: string;
   readonly ownersTableName: string;
   readonly idempotencyTableName: string;
+  /** The deletion ledger, where lifecycle events run (`npm start`, the tests). */
+  readonly deletionsTableName?: string;
 }
 
 /** DynamoDB Local's port when DYNAMODB_PORT is unset. */

@@ -6,10 +6,12 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { CollectionEraser, Deletion, DeletionLedger } from './deletions';
 import type { DocumentClient } from './dynamodb';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './idempotency';
 import type { ApiKeyRecord, OwnerRecord, OwnerStore } from './owners';
@@ -17,6 +19,7 @@ import type { OperationName } from './schemas';
 import {
   API_KEY_PK_PREFIX,
   apiKeyKey,
+  DELETIONS_TABLE,
   IDEMPOTENCY_TABLE,
   idempotencyRecordKey,
   KEY_LAST_USED_ATTRIBUTE,
@@ -146,24 +149,7 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
 
     /** Deletes items of the collection, 25 a batch, retrying what DynamoDB leaves unprocessed. */
     async deleteUserItems(ownerId: string, email: string, sortKeys: readonly string[]): Promise<void> {
-      const pk = userPk(ownerId, email);
-      const batches: string[][] = [];
-      for (let i = 0; i < sortKeys.length; i += BATCH_SIZE) batches.push(sortKeys.slice(i, i + BATCH_SIZE));
-      const deleteBatch = async (batch: string[]) => {
-        let requests = batch.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } }));
-        for (let attempt = 0; requests.length > 0; attempt++) {
-          if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** Math.min(attempt, 6)));
-          if (attempt > 8) throw new Error('BatchWriteItem left items unprocessed after 8 retries');
-          const result = await db.send(new BatchWriteCommand({ RequestItems: { [Users]: requests } }));
-          requests = (result.UnprocessedItems?.[Users] ?? []) as typeof requests;
-        }
-      };
-      for (let i = 0; i < batches.length; i += BATCHES_IN_FLIGHT) {
-        // Settle every batch in flight before failing, so no write outlives the request.
-        const results = await Promise.allSettled(batches.slice(i, i + BATCHES_IN_FLIGHT).map(deleteBatch));
-        const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-        if (failure) throw failure.reason;
-      }
+      await deleteCollectionItems(db, Users, userPk(ownerId, email), sortKeys);
     },
 
     /** Deletes the profile last, on condition, so a half-done delete leaves the user visible for a retry. */
@@ -426,3 +412,119 @@ const fromApiKey = (key: ApiKeyRecord) => ({
   ...(key.operations && { operations: [...key.operations] }),
   ...(key.expiresAt !== undefined && { expires_at: key.expiresAt }),
 });
+
+/** Deletes these items of one item collection, 25 a batch (four in flight), retrying what DynamoDB leaves unprocessed. */
+async function deleteCollectionItems(db: DocumentClient, table: string, pk: string, sortKeys: readonly string[]): Promise<void> {
+  const batches: string[][] = [];
+  for (let i = 0; i < sortKeys.length; i += BATCH_SIZE) batches.push(sortKeys.slice(i, i + BATCH_SIZE));
+  const deleteBatch = async (batch: string[]) => {
+    let requests = batch.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** Math.min(attempt, 6)));
+      if (attempt > 8) throw new Error('BatchWriteItem left items unprocessed after 8 retries');
+      const result = await db.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+      requests = (result.UnprocessedItems?.[table] ?? []) as typeof requests;
+    }
+  };
+  for (let i = 0; i < batches.length; i += BATCHES_IN_FLIGHT) {
+    // Settle every batch in flight before failing, so no write outlives the request.
+    const results = await Promise.allSettled(batches.slice(i, i + BATCHES_IN_FLIGHT).map(deleteBatch));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
+}
+
+/**
+ * The deletion ledger on its own table: one item per deletion, keyed by the user and the change
+ * that deleted it, with `expires_at` (epoch seconds) for DynamoDB's TTL at the end of the
+ * recovery window. The since() look-up scans: the ledger holds one recovery window of deletions.
+ */
+export function createDeletionLedger(db: DocumentClient, tableName: string, options: { retentionDays: number }): DeletionLedger {
+  const ttl = DELETIONS_TABLE.timeToLiveAttribute!;
+  const now = () => new Date().toISOString();
+  return {
+    async record(deletion: Deletion): Promise<void> {
+      const expiresAt = Math.ceil(Date.parse(deletion.deletedAt) / 1000) + options.retentionDays * 86_400;
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            pk: userPk(deletion.ownerId, deletion.email),
+            sk: `${deletion.deletedAt}#${deletion.changeId}`,
+            owner_id: deletion.ownerId,
+            user_email: deletion.email,
+            deleted_at: deletion.deletedAt,
+            // The stream's time of a delete may be early (to the second; DynamoDB Local: the minute);
+            // the time it reached the ledger never is, so since() selects on this one.
+            recorded_at: now(),
+            change_id: deletion.changeId,
+            [ttl]: expiresAt,
+          },
+        }),
+      );
+    },
+
+    async since(since: string): Promise<Deletion[]> {
+      const deletions: Deletion[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new ScanCommand({
+            TableName: tableName,
+            // TTL deletes expired items some time after they expire; until then they are ignored here.
+            FilterExpression: 'recorded_at >= :since AND #ttl > :now',
+            ExpressionAttributeNames: { '#ttl': ttl },
+            ExpressionAttributeValues: { ':since': since, ':now': Math.floor(Date.now() / 1000) },
+            ConsistentRead: true,
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          deletions.push({
+            ownerId: item.owner_id as string,
+            email: item.user_email as string,
+            deletedAt: item.deleted_at as string,
+            changeId: item.change_id as string,
+          });
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return deletions.sort((a, b) => a.deletedAt.localeCompare(b.deletedAt));
+    },
+  };
+}
+
+/** Erases item collections of a users table (a restored copy, for restore safety), the profile last. */
+export function createCollectionEraser(db: DocumentClient, usersTableName: string): CollectionEraser {
+  return {
+    async eraseUser(ownerId: string, email: string, deletedAt: string): Promise<number> {
+      const pk = userPk(ownerId, email);
+      const sortKeys: string[] = [];
+      let createdAt: string | undefined;
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: usersTableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': pk },
+            ProjectionExpression: 'sk, created_at',
+            ConsistentRead: true,
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          sortKeys.push(item.sk as string);
+          if (item.sk === PROFILE_SK) createdAt = item.created_at as string | undefined;
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      // Created after that deletion: the user came back, and this collection is theirs now.
+      if (createdAt !== undefined && Date.parse(createdAt) > Date.parse(deletedAt)) return 0;
+      const associated = sortKeys.filter((sk) => sk !== PROFILE_SK);
+      await deleteCollectionItems(db, usersTableName, pk, associated);
+      if (associated.length < sortKeys.length) await deleteCollectionItems(db, usersTableName, pk, [PROFILE_SK]);
+      return sortKeys.length;
+    },
+  };
+}

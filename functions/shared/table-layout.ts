@@ -13,6 +13,8 @@ export interface TableLayout {
     readonly partitionKey: KeyAttribute;
     readonly sortKey?: KeyAttribute;
   }[];
+  /** The change stream, when something reads the table's changes (lifecycle events). */
+  readonly stream?: 'NEW_AND_OLD_IMAGES';
   /** A number attribute holding an epoch second after which DynamoDB's TTL deletes the item. */
   readonly timeToLiveAttribute?: string;
 }
@@ -26,6 +28,20 @@ export const USERS_TABLE: TableLayout = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   globalSecondaryIndexes: [],
+  // Both images: a reset is told from other updates by comparing hashes, a delete names its user.
+  stream: 'NEW_AND_OLD_IMAGES',
+};
+
+/**
+ * The deletion ledger: one item per deleted user (owner, user key, time), written from the users
+ * table's stream, expiring by TTL when the recovery window closes. After a restore from backup it
+ * names the users to delete again (admin `reapply-deletions`).
+ */
+export const DELETIONS_TABLE: TableLayout = {
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'expires_at',
 };
 
 /**

@@ -190,7 +190,11 @@ function methodNotAllowedIntegration(): MockIntegration {
   });
 }
 
-/** One JSON line per request: enough to trace a 4xx/5xx or a throttle, and never a header or body. */
+/**
+ * One JSON line per request: enough to trace a 4xx/5xx or a throttle, and never a header or body.
+ * Nor the raw path: a caller may type anything into a URL, and the route (resourcePath) says enough,
+ * so no access log line can hold a user's e-mail.
+ */
 function accessLogFormat(): AccessLogFormat {
   return AccessLogFormat.custom(
     JSON.stringify({
@@ -200,7 +204,6 @@ function accessLogFormat(): AccessLogFormat {
       ip: '$context.identity.sourceIp',
       userAgent: '$context.identity.userAgent',
       method: '$context.httpMethod',
-      path: '$context.path',
       resourcePath: '$context.resourcePath',
       protocol: '$context.protocol',
       status: '$context.status',

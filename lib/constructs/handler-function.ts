@@ -49,6 +49,11 @@ export interface HandlerFunctionProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * Install the native password-hashing binding into the asset. Functions that never hash turn it off.
+   * @default true
+   */
+  readonly hashesPasswords?: boolean;
 }
 
 /**
@@ -114,7 +119,7 @@ export class HandlerFunction extends Construct {
         esbuildArgs: Object.fromEntries(Object.entries(LAMBDA_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
         // A native addon cannot be bundled: esbuild leaves the import alone and npm installs the
         // package into the asset, for the Lambda platform rather than for this machine.
-        nodeModules: [ARGON2_PACKAGE],
+        nodeModules: props.hashesPasswords === false ? [] : [ARGON2_PACKAGE],
         environment: {
           npm_config_os: 'linux',
           npm_config_cpu: 'arm64',
@@ -131,10 +136,14 @@ export class HandlerFunction extends Construct {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (inputDir: string, outputDir: string) => [
-            // Fail the synth, not the first cold start, when the arm64 binary did not arrive.
-            `test -f "${outputDir}/${ARGON2_ARM64_BINARY}" || { echo "missing ${ARGON2_ARM64_BINARY} in the Lambda asset" >&2; exit 1; }`,
-            // The install copied the whole project's lock file; the function has no use for it.
-            `rm -f "${outputDir}/package-lock.json"`,
+            ...(props.hashesPasswords === false
+              ? []
+              : [
+                  // Fail the synth, not the first cold start, when the arm64 binary did not arrive.
+                  `test -f "${outputDir}/${ARGON2_ARM64_BINARY}" || { echo "missing ${ARGON2_ARM64_BINARY} in the Lambda asset" >&2; exit 1; }`,
+                  // The install copied the whole project's lock file; the function has no use for it.
+                  `rm -f "${outputDir}/package-lock.json"`,
+                ]),
             `"${process.execPath}" "${SOURCE_MAP_PATHS}" "${outputDir}" "${inputDir}"`,
           ],
         },

@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { type AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { type AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
+import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
 
 export interface TablesProps {
   /**
@@ -9,28 +9,43 @@ export interface TablesProps {
    * @default true
    */
   readonly retainData?: boolean;
+  /**
+   * Point-in-time recovery period of the users, owners and idempotency tables, in days (1-35).
+   * @default 35
+   */
+  readonly recoveryPeriodDays?: number;
 }
 
-/** The users, owners and idempotency tables, built from the one shared table layout. */
+/**
+ * The deletion ledger's own recovery period. Its entries (owner, e-mail, time of a delete) expire
+ * when the users table's window closes; a longer backup of the ledger would keep them past that.
+ */
+export const LEDGER_RECOVERY_PERIOD_DAYS = 1;
+
+/** The users, owners and idempotency tables and the deletion ledger, built from the one shared table layout. */
 export class Tables extends Construct {
   readonly users: Table;
   readonly owners: Table;
   /** Idempotency-Key records; DynamoDB's TTL removes them after their 24 hours. */
   readonly idempotency: Table;
+  readonly deletions: Table;
 
   constructor(scope: Construct, id: string, props: TablesProps = {}) {
     super(scope, id);
     const retainData = props.retainData ?? true;
-    this.users = tableFromLayout(this, 'Users', USERS_TABLE, retainData);
-    this.owners = tableFromLayout(this, 'Owners', OWNERS_TABLE, retainData);
-    this.idempotency = tableFromLayout(this, 'Idempotency', IDEMPOTENCY_TABLE, retainData);
+    const recoveryPeriodDays = props.recoveryPeriodDays ?? 35;
+    this.users = tableFromLayout(this, 'Users', USERS_TABLE, retainData, recoveryPeriodDays);
+    this.owners = tableFromLayout(this, 'Owners', OWNERS_TABLE, retainData, recoveryPeriodDays);
+    // Its records are sealed under keys the service never stores; its backups follow the stage's period.
+    this.idempotency = tableFromLayout(this, 'Idempotency', IDEMPOTENCY_TABLE, retainData, recoveryPeriodDays);
+    this.deletions = tableFromLayout(this, 'Deletions', DELETIONS_TABLE, retainData, LEDGER_RECOVERY_PERIOD_DAYS);
   }
 }
 
 // The layout's 'S' is DynamoDB's own type letter, which is also AttributeType.STRING's value.
 const attribute = (key: TableLayout['partitionKey']) => ({ name: key.name, type: key.type as AttributeType });
 
-function tableFromLayout(scope: Construct, id: string, layout: TableLayout, retainData: boolean): Table {
+function tableFromLayout(scope: Construct, id: string, layout: TableLayout, retainData: boolean, recoveryPeriodDays: number): Table {
   const table = new Table(scope, id, {
     partitionKey: attribute(layout.partitionKey),
     ...(layout.sortKey && { sortKey: attribute(layout.sortKey) }),
@@ -39,10 +54,12 @@ function tableFromLayout(scope: Construct, id: string, layout: TableLayout, reta
     // The AWS managed key (aws/dynamodb): encrypted at rest and auditable in CloudTrail, with no key
     // policy for callers to get wrong; the functions need no kms:* permission.
     encryption: TableEncryption.AWS_MANAGED,
-    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    // Set explicitly: the period bounds how long deleted data stays restorable (the erasure horizon).
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true, recoveryPeriodInDays: recoveryPeriodDays },
+    ...(layout.stream && { stream: StreamViewType[layout.stream] }),
+    ...(layout.timeToLiveAttribute && { timeToLiveAttribute: layout.timeToLiveAttribute }),
     deletionProtection: retainData,
     removalPolicy: retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    ...(layout.timeToLiveAttribute && { timeToLiveAttribute: layout.timeToLiveAttribute }),
   });
   for (const index of layout.globalSecondaryIndexes) {
     table.addGlobalSecondaryIndex({

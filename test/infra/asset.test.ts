@@ -136,3 +136,28 @@ describe.each(OPERATIONS)('%s asset', (operation) => {
     expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
   });
 });
+
+describe('stream consumer asset', () => {
+  /** The consumer's asset: the one bundle that logs its deliveries (the synth writes every function's asset to outdir). */
+  const consumerAssetDir = () =>
+    readdirSync(outdir)
+      .filter((name) => name.startsWith('asset.'))
+      .map((name) => join(outdir, name))
+      .find(
+        (dir) => existsSync(join(dir, 'index.mjs')) && readFileSync(join(dir, 'index.mjs'), 'utf8').includes('Lifecycle events delivered'),
+      );
+
+  it('is one ESM bundle exporting "handler" with no installed package (it hashes nothing)', async () => {
+    const dir = consumerAssetDir()!;
+    expect(dir).toBeDefined();
+    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+    expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}|export\s+(?:const|function|let|var)\s+handler\b/);
+    expect(existsSync(join(dir, 'node_modules'))).toBe(false);
+    const builtins = new Set(builtinModules);
+    const external = (await importedSpecifiers(join(dir, 'index.mjs'))).filter(
+      (specifier) => !specifier.startsWith('node:') && !builtins.has(specifier),
+    );
+    expect(external).toEqual([]);
+    expect(statSync(join(dir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
+  });
+});

@@ -21,15 +21,18 @@ const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?:
   stack.getLogicalId(element.node.defaultChild as CfnElement);
 
 describe('tables', () => {
-  it.each(STAGES)('%s: three on-demand, encrypted tables with point-in-time recovery', (stage) => {
-    const { template } = byStage[stage];
-    template.resourceCountIs('AWS::DynamoDB::Table', 3);
-    template.allResourcesProperties('AWS::DynamoDB::Table', {
-      BillingMode: 'PAY_PER_REQUEST',
-      SSESpecification: { SSEEnabled: true },
-      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-    });
-  });
+  it.each(STAGES)(
+    '%s: four on-demand, encrypted tables (users, owners, idempotency, deletion ledger) with point-in-time recovery',
+    (stage) => {
+      const { template } = byStage[stage];
+      template.resourceCountIs('AWS::DynamoDB::Table', 4);
+      template.allResourcesProperties('AWS::DynamoDB::Table', {
+        BillingMode: 'PAY_PER_REQUEST',
+        SSESpecification: { SSEEnabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: Match.anyValue() },
+      });
+    },
+  );
 
   it('uses the shared table layout for keys and indexes', () => {
     const { template, stack } = prod;
@@ -87,8 +90,8 @@ describe('tables', () => {
 });
 
 describe('functions', () => {
-  it('three functions on Node 24, arm64, handler export "handler", source maps on', () => {
-    prod.template.resourceCountIs('AWS::Lambda::Function', 3);
+  it('three API functions and the stream consumer on Node 24, arm64, handler export "handler", source maps on', () => {
+    prod.template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 1);
     prod.template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
@@ -135,16 +138,21 @@ describe('functions', () => {
       apiKeyCacheTtlSeconds: '5',
       logLevel: 'warn',
     });
-    template.allResourcesProperties('AWS::Lambda::Function', {
-      Environment: {
-        Variables: Match.objectLike({
-          PASSWORD_MIN_LENGTH: '12',
-          PASSWORD_MAX_LENGTH: '256',
-          API_KEY_CACHE_TTL_SECONDS: '5',
-          POWERTOOLS_LOG_LEVEL: 'WARN',
-        }),
+    // The API functions; the stream consumer hashes nothing and resolves no key (its environment is tested below).
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      {
+        Environment: {
+          Variables: Match.objectLike({
+            PASSWORD_MIN_LENGTH: '12',
+            PASSWORD_MAX_LENGTH: '256',
+            API_KEY_CACHE_TTL_SECONDS: '5',
+            POWERTOOLS_LOG_LEVEL: 'WARN',
+          }),
+        },
       },
-    });
+      OPERATIONS.length,
+    );
   });
 });
 
@@ -413,6 +421,9 @@ describe('outputs', () => {
       'ApiUrl',
       'BaseUrl',
       'DashboardUrl',
+      'DeletionsTableName',
+      'EventBusArn',
+      'EventBusName',
       'OwnersTableName',
       'UsersTableName',
     ]);
@@ -428,8 +439,9 @@ describe('outputs', () => {
 describe('monitoring', () => {
   it('alarms on 5XX rate, and on errors and throttles of every function', () => {
     const { template } = prod;
-    // Plus the function-answered 500s and one p99 latency alarm per function (edge-limits.test.ts).
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + OPERATIONS.length * 3);
+    // Plus the function-answered 500s and one p99 latency alarm per function (edge-limits.test.ts), and the
+    // lifecycle events' dead-letter and lag alarms (lifecycle-events.test.ts).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + OPERATIONS.length * 3 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'UserManagement-prod-api-5xx-rate',
       Threshold: 1,
@@ -490,7 +502,14 @@ describe('cdk-nag acknowledgements', () => {
       .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
       .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
 
-  const decisions = ['AwsSolutions-APIG2', 'AwsSolutions-APIG4', 'AwsSolutions-COG4'];
+  // The lifecycle events' two: ListStreams has no resource-level permission; the dead-letter queue has none of its own.
+  const decisions = [
+    'AwsSolutions-APIG2',
+    'AwsSolutions-APIG4',
+    'AwsSolutions-COG4',
+    'AwsSolutions-IAM5[Resource::*]',
+    'AwsSolutions-SQS3',
+  ];
 
   // Staging and prod carry the stack's WAF web ACL, so APIG3 (no web ACL on the stage) is met, not acknowledged.
   it.each(['prod', 'staging'] as const)('%s: exactly the expected design decisions, each with a reason', (stage) => {

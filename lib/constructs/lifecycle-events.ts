@@ -1,0 +1,151 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { PROFILE_SK, USERS_TABLE } from '../../functions/shared/table-layout';
+import { HandlerFunction } from './handler-function';
+
+export interface LifecycleEventsProps {
+  /** Path of the stream consumer's handler module. */
+  readonly entry: string;
+  /** Name of the stage's event bus. */
+  readonly eventBusName: string;
+  /** The users table; it must have a stream with both images. */
+  readonly usersTable: ITable;
+  /** The deletion ledger the consumer writes each deleted user to. */
+  readonly deletionsTable: ITable;
+  /** How long a deletion stays in the ledger: the users table's recovery period. */
+  readonly recoveryPeriodDays: number;
+  /** Environment the consumer shares with the other functions (log level, service name). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * Where the dead-letter and lag alarms send ALARM and OK notifications.
+   * @default - no notification
+   */
+  readonly alarmTopic?: ITopic;
+  /**
+   * Delivery attempts of a failing batch before it goes to the dead-letter queue (Lambda bisects it first).
+   * @default 8
+   */
+  readonly retryAttempts?: number;
+}
+
+/**
+ * Lifecycle events: the users table's stream, filtered to profile items at the event source mapping
+ * (associated items never invoke anything), a consumer that publishes UserCreated, UserPasswordReset
+ * and UserDeleted to the stage's EventBridge bus and records deletions in the ledger, and a
+ * dead-letter queue with an alarm for batches that could not be delivered.
+ */
+export class LifecycleEvents extends Construct {
+  readonly bus: EventBus;
+  readonly consumer: HandlerFunction;
+  readonly deadLetters: Queue;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: LifecycleEventsProps) {
+    super(scope, id);
+    const prefix = Stack.of(this).stackName;
+
+    this.bus = new EventBus(this, 'Bus', { eventBusName: props.eventBusName, description: 'User lifecycle events (user-management)' });
+
+    // What a failed batch leaves behind: Lambda's record of the stream positions (shard, sequence
+    // numbers), never the items; the records themselves stay readable in the stream for 24 hours.
+    this.deadLetters = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    this.consumer = new HandlerFunction(this, 'Consumer', {
+      entry: props.entry,
+      description: `Publishes user lifecycle events from the users table's stream to ${props.eventBusName}`,
+      environment: {
+        ...props.environment,
+        EVENT_BUS_NAME: this.bus.eventBusName,
+        DELETIONS_TABLE_NAME: props.deletionsTable.tableName,
+        RECOVERY_PERIOD_DAYS: String(props.recoveryPeriodDays),
+      },
+      memorySize: 256,
+      timeout: Duration.seconds(30),
+      hashesPasswords: false,
+      ...(props.logRetention && { logRetention: props.logRetention }),
+      ...(props.logRemovalPolicy && { logRemovalPolicy: props.logRemovalPolicy }),
+    });
+    this.consumer.allow(props.deletionsTable, 'PutItem');
+    this.bus.grantPutEventsTo(this.consumer.role);
+
+    const sortKey = USERS_TABLE.sortKey!.name;
+    this.consumer.function.addEventSource(
+      new DynamoEventSource(props.usersTable, {
+        // Nothing written before the mapping existed is missed (the stream is created with it).
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        // Profile items only: a delete with thousands of associated items invokes the function once.
+        filters: [FilterCriteria.filter({ dynamodb: { Keys: { [sortKey]: { S: FilterRule.isEqual(PROFILE_SK) } } } })],
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: props.retryAttempts ?? 8,
+        maxRecordAge: Duration.hours(24),
+        onFailure: new SqsDlq(this.deadLetters),
+      }),
+    );
+
+    Validations.of(this.deadLetters).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: "This queue is the dead-letter queue (the stream mapping's on-failure destination); it has none of its own by design.",
+    });
+    Validations.of(this.consumer.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams, which the stream event source mapping needs, has no resource-level permissions; every other stream action is granted on this stream only.',
+    });
+
+    const period = Duration.minutes(5);
+    this.addAlarm(
+      new Alarm(this, 'DeadLettersAlarm', {
+        alarmName: `${prefix}-lifecycle-events-dead-letters`,
+        alarmDescription:
+          'Lifecycle events were not delivered after every retry: the batch positions are in the dead-letter queue, the records in the stream for 24 hours.',
+        metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: Stats.MAXIMUM }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      props.alarmTopic,
+    );
+    this.addAlarm(
+      new Alarm(this, 'LagAlarm', {
+        alarmName: `${prefix}-lifecycle-events-lag`,
+        alarmDescription: 'Lifecycle events are more than 5 minutes behind the users table (the consumer fails or is throttled).',
+        metric: this.consumer.function.metric('IteratorAge', { period, statistic: Stats.MAXIMUM }),
+        threshold: 5 * 60 * 1000,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      props.alarmTopic,
+    );
+  }
+
+  private addAlarm(alarm: Alarm, topic: ITopic | undefined): void {
+    if (topic) {
+      alarm.addAlarmAction(new SnsAction(topic));
+      alarm.addOkAction(new SnsAction(topic));
+    }
+    this.alarms.push(alarm);
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The lifecycle events and the erasure horizon in the synthesized template: the users table's stream,
+ * the bus, the filtered mapping with its failure handling, the dead-letter queue and its alarm, the
+ * consumer's least privilege, the recovery period per stage, the outputs, and logs that cannot
+ * carry an e-mail.
+ */
+
+import { describe, expect, it } from '@jest/globals';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { LEDGER_RECOVERY_PERIOD_DAYS } from '../../lib/constructs/tables';
+import { STAGES } from '../../lib/stage-config';
+import type { UserManagementStack } from '../../lib/user-management-stack';
+import { resourcesOf, statementsOfRole, synthStage } from './synth';
+
+const byStage = { prod: synthStage('prod'), staging: synthStage('staging'), dev: synthStage('dev') };
+const { prod } = byStage;
+
+const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(element.node.defaultChild as CfnElement);
+const table = (stage: keyof typeof byStage, name: 'users' | 'owners' | 'idempotency' | 'deletions') => {
+  const { stack, template } = byStage[stage];
+  return resourcesOf(template)[logicalId(stack, stack.tables[name])]!;
+};
+
+describe('erasure horizon: point-in-time recovery period per stage', () => {
+  it.each([
+    ['dev', 1],
+    ['staging', 7],
+    ['prod', 30],
+  ] as const)('%s: users, owners and idempotency tables restorable for %i days, the ledger for 1', (stage, days) => {
+    for (const name of ['users', 'owners', 'idempotency'] as const) {
+      expect(table(stage, name).Properties?.PointInTimeRecoverySpecification).toEqual({
+        PointInTimeRecoveryEnabled: true,
+        RecoveryPeriodInDays: days,
+      });
+    }
+    expect(table(stage, 'deletions').Properties?.PointInTimeRecoverySpecification).toEqual({
+      PointInTimeRecoveryEnabled: true,
+      RecoveryPeriodInDays: LEDGER_RECOVERY_PERIOD_DAYS,
+    });
+    // The ledger keeps a deletion exactly as long as the users table's backups reach back.
+    const consumer = resourcesOf(byStage[stage].template)[
+      logicalId(byStage[stage].stack, byStage[stage].stack.lifecycleEvents.consumer.function)
+    ];
+    expect((consumer!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.RECOVERY_PERIOD_DAYS).toBe(String(days));
+  });
+
+  it('is a context setting, checked against DynamoDB bounds', () => {
+    const { stack, template } = synthStage('prod', { recoveryPeriodDays: '14' });
+    expect(resourcesOf(template)[logicalId(stack, stack.tables.users)]?.Properties?.PointInTimeRecoverySpecification).toEqual({
+      PointInTimeRecoveryEnabled: true,
+      RecoveryPeriodInDays: 14,
+    });
+    expect(() => synthStage('prod', { recoveryPeriodDays: '36' })).toThrow(/recoveryPeriodDays must be at most 35/);
+    expect(() => synthStage('prod', { recoveryPeriodDays: '0' })).toThrow(/recoveryPeriodDays/);
+  });
+
+  it('the ledger expires its entries by TTL', () => {
+    expect(table('prod', 'deletions').Properties?.TimeToLiveSpecification).toEqual({ AttributeName: 'expires_at', Enabled: true });
+    expect(table('prod', 'users').Properties?.TimeToLiveSpecification).toBeUndefined();
+  });
+});
+
+describe('lifecycle events', () => {
+  it.each(STAGES)('%s: the users table streams both images; only the users table streams', (stage) => {
+    expect(table(stage, 'users').Properties?.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(table(stage, 'owners').Properties?.StreamSpecification).toBeUndefined();
+    expect(table(stage, 'deletions').Properties?.StreamSpecification).toBeUndefined();
+  });
+
+  it.each(STAGES)('%s: one event bus per stage', (stage) => {
+    byStage[stage].template.resourceCountIs('AWS::Events::EventBus', 1);
+    byStage[stage].template.hasResourceProperties('AWS::Events::EventBus', { Name: `user-management-${stage}` });
+  });
+
+  it('the mapping: profile items only, batch item failures, bisect, bounded retries, dead-letter queue', () => {
+    const { stack, template } = prod;
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, stack.tables.users), 'StreamArn'] },
+      FunctionName: { Ref: logicalId(stack, stack.lifecycleEvents.consumer.function) },
+      StartingPosition: 'TRIM_HORIZON',
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['PROFILE'] } } } }) }] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 8,
+      MaximumRecordAgeInSeconds: 86400,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack, stack.lifecycleEvents.deadLetters), 'Arn'] } } },
+    });
+  });
+
+  it('the dead-letter queue: encrypted, TLS only, and an alarm on its depth', () => {
+    const { stack, template } = prod;
+    template.resourceCountIs('AWS::SQS::Queue', 1);
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86400 });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'UserManagement-prod-lifecycle-events-dead-letters',
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, stack.lifecycleEvents.deadLetters), 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'UserManagement-prod-lifecycle-events-lag',
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+    });
+  });
+
+  it('the consumer may read the stream, put events on its bus only, write the ledger only', () => {
+    const { stack, template } = prod;
+    const events = stack.lifecycleEvents;
+    const statements = statementsOfRole(template, logicalId(stack, events.consumer.role));
+    const arn = (element: { node: { defaultChild?: unknown } }, attribute = 'Arn') => ({
+      'Fn::GetAtt': [logicalId(stack, element), attribute],
+    });
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(events.consumer.logGroup) },
+        { Effect: 'Allow', Action: ['dynamodb:PutItem'], Resource: arn(stack.tables.deletions) },
+        { Effect: 'Allow', Action: ['events:PutEvents'], Resource: arn(events.bus) },
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          Resource: arn(stack.tables.users, 'StreamArn'),
+        },
+        { Effect: 'Allow', Action: ['dynamodb:ListStreams'], Resource: '*' },
+        { Effect: 'Allow', Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], Resource: arn(events.deadLetters) },
+      ]),
+    );
+    expect(statements).toHaveLength(6);
+    // No API function may publish events or touch the ledger.
+    for (const fn of Object.values(stack.functions)) {
+      const actions = statementsOfRole(template, logicalId(stack, fn.role)).flatMap((statement) => statement.Action as string[]);
+      expect(
+        actions.filter((action) => action.startsWith('events:') || (action.startsWith('dynamodb:') && action.includes('Stream'))),
+      ).toEqual([]);
+    }
+  });
+
+  it('the consumer: no password-hashing binding, its own settings, nothing of the API', () => {
+    const { stack, template } = prod;
+    const consumer = resourcesOf(template)[logicalId(stack, stack.lifecycleEvents.consumer.function)];
+    expect(consumer?.Properties?.Environment).toEqual({
+      Variables: {
+        POWERTOOLS_SERVICE_NAME: 'user-management',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_METRICS_NAMESPACE: 'UserManagement/prod',
+        EVENT_BUS_NAME: { Ref: logicalId(stack, stack.lifecycleEvents.bus) },
+        DELETIONS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.deletions) },
+        RECOVERY_PERIOD_DAYS: '30',
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+    expect(consumer?.Properties?.Handler).toBe('index.handler');
+  });
+
+  it('outputs: the bus name and ARN, and the ledger for the admin CLI', () => {
+    const { stack, template } = prod;
+    template.hasOutput('EventBusName', { Value: { Ref: logicalId(stack, stack.lifecycleEvents.bus) } });
+    template.hasOutput('EventBusArn', { Value: { 'Fn::GetAtt': [logicalId(stack, stack.lifecycleEvents.bus), 'Arn'] } });
+    template.hasOutput('DeletionsTableName', { Value: { Ref: logicalId(stack, stack.tables.deletions) } });
+  });
+});
+
+describe('no log line can carry an e-mail', () => {
+  it("API Gateway's access log records request metadata only: never a body, path or query string, where an e-mail could travel", () => {
+    const stage = Object.values(resourcesOf(prod.template)).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
+    const format = (stage!.Properties!.AccessLogSetting as { Format: string }).Format;
+    const variables = Object.values(JSON.parse(format) as Record<string, string>);
+    // E-mails travel only in request bodies. $context.path would carry whatever a caller typed
+    // into the URL; resourcePath is the route template, the same for every request to it.
+    const allowed = [
+      '$context.requestId',
+      '$context.extendedRequestId',
+      '$context.requestTimeEpoch',
+      '$context.identity.sourceIp',
+      '$context.identity.userAgent',
+      '$context.httpMethod',
+      '$context.resourcePath',
+      '$context.protocol',
+      '$context.status',
+      '$context.responseLength',
+      '$context.responseLatency',
+      '$context.integration.status',
+      '$context.integration.latency',
+      '$context.error.responseType',
+      '$context.error.message',
+    ];
+    expect(variables.filter((variable) => !allowed.includes(variable))).toEqual([]);
+    expect(format).not.toMatch(/\$input|\$context\.path|querystring|requestOverride|\$method/i);
+  });
+
+  it('no function logs request or response bodies through API Gateway data traces', () => {
+    prod.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ DataTraceEnabled: false })],
+    });
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * docs/data-contract.md, followed step by step as the tool's engineers would: find the owner id,
+ * write associated items under the documented key, delete the user through the API and find them
+ * gone; verify a stored hash and honour should_reset_password with the documented calls.
+ */
+
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { hash, verify } from '@node-rs/argon2';
+import { dependencies } from '../../functions/shared/pipeline';
+import { apiClient } from '../support/http-client';
+import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
+
+const db = dependencies.client;
+const usersTable = dependencies.config.usersTableName;
+const ownersTable = dependencies.config.ownersTableName;
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let api: ReturnType<typeof apiClient>;
+let owner: { ownerEmail: string; apiKey: string };
+let ownerId: string;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+  owner = await newOwner('contract');
+  api = apiClient(server.baseUrl, owner.apiKey);
+  // Section 1: the owner id, from the owners table.
+  const { Item } = await db.send(new GetCommand({ TableName: ownersTable, Key: { pk: `OWNER#${owner.ownerEmail}` } }));
+  ownerId = Item!.owner_id as string;
+});
+afterAll(async () => server.close());
+
+const collection = async (pk: string) =>
+  (await db.send(new QueryCommand({ TableName: usersTable, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })))
+    .Items ?? [];
+
+/** The documented write: a ConditionCheck that the profile exists, and the item. */
+const writeAssociated = (pk: string, sk: string, attributes: Record<string, unknown>) =>
+  db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { ConditionCheck: { TableName: usersTable, Key: { pk, sk: 'PROFILE' }, ConditionExpression: 'attribute_exists(pk)' } },
+        { Put: { TableName: usersTable, Item: { pk, sk, ...attributes } } },
+      ],
+    }),
+  );
+
+describe('the data contract', () => {
+  it('associated items written under the documented key are deleted with the user', async () => {
+    const email = uniqueEmail('jane');
+    expect((await api('/v1/createUser', { user_email: ` ${email.toUpperCase()}`, user_password: 'janes password' })).status).toBe(200);
+    const pk = `${ownerId}#${email}`;
+    await writeAssociated(pk, 'DOC#2026-03-01#42', { title: 'Q1 report' });
+    await writeAssociated(pk, 'PREFS', { theme: 'dark' });
+    await writeAssociated(pk, 'FILE#invoice-7.pdf', { bytes: 1024 });
+    expect((await collection(pk)).map((item) => item.sk).sort()).toEqual(['DOC#2026-03-01#42', 'FILE#invoice-7.pdf', 'PREFS', 'PROFILE']);
+
+    expect((await api('/v1/deleteUser', { user_email: email })).status).toBe(200);
+    expect(await collection(pk)).toEqual([]);
+
+    // And the documented condition keeps data from being written for a user who is gone.
+    await expect(writeAssociated(pk, 'DOC#late', { title: 'too late' })).rejects.toBeInstanceOf(TransactionCanceledException);
+    expect(await collection(pk)).toEqual([]);
+  });
+
+  it('a sign-in verifies the stored PHC string with argon2, and should_reset_password is honoured', async () => {
+    const email = uniqueEmail('sign-in');
+    expect(
+      (await api('/v1/createUser', { user_email: email, user_password: 'initial password', should_reset_password: 'true' })).status,
+    ).toBe(200);
+    const key = { pk: `${ownerId}#${email}`, sk: 'PROFILE' };
+    const { Item: profile } = await db.send(new GetCommand({ TableName: usersTable, Key: key, ConsistentRead: true }));
+    expect(profile!.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
+    expect(await verify(profile!.password_hash as string, 'initial password')).toBe(true);
+    expect(await verify(profile!.password_hash as string, 'a wrong password')).toBe(false);
+    expect(profile!.should_reset_password).toBe(true);
+
+    // The documented reset at sign-in: new hash and cleared flag in one conditional update.
+    const passwordHash = await hash('chosen at sign-in', { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    await db.send(
+      new UpdateCommand({
+        TableName: usersTable,
+        Key: key,
+        UpdateExpression: 'SET password_hash = :hash, should_reset_password = :false, updated_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
+        ExpressionAttributeValues: { ':hash': passwordHash, ':false': false, ':now': new Date().toISOString() },
+      }),
+    );
+    const { Item: after } = await db.send(new GetCommand({ TableName: usersTable, Key: key, ConsistentRead: true }));
+    expect(after!.should_reset_password).toBe(false);
+    expect(await verify(after!.password_hash as string, 'chosen at sign-in')).toBe(true);
+    // The service's own reset still works on the result, and leaves the flag alone.
+    expect((await api('/v1/resetUserPassword', { user_email: email, new_password: 'reset by the owner' })).status).toBe(200);
+    const { Item: reset } = await db.send(new GetCommand({ TableName: usersTable, Key: key, ConsistentRead: true }));
+    expect(await verify(reset!.password_hash as string, 'reset by the owner')).toBe(true);
+    expect(reset!.should_reset_password).toBe(false);
+  });
+
+  it('the owner account is flagged white_label and cannot be reset through the documented update', async () => {
+    const key = { pk: `${ownerId}#${owner.ownerEmail}`, sk: 'PROFILE' };
+    const { Item } = await db.send(new GetCommand({ TableName: usersTable, Key: key, ConsistentRead: true }));
+    expect(Item!.white_label).toBe(true);
+    await expect(
+      db.send(
+        new UpdateCommand({
+          TableName: usersTable,
+          Key: key,
+          UpdateExpression: 'SET should_reset_password = :false',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
+          ExpressionAttributeValues: { ':false': false },
+        }),
+      ),
+    ).rejects.toThrow();
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * `npm start`'s delivery when its sink fails: one line on stderr (not one per round), nothing lost,
+ * and the events delivered in order once the sink works again.
+ */
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { LOCAL_TABLES } from '../../functions/shared/local-engine';
+import { createOwner } from '../../functions/shared/owners';
+import { dependencies } from '../../functions/shared/pipeline';
+import { createUser } from '../../functions/shared/users';
+import { startEventDelivery } from '../../local/event-delivery';
+import { readEvents, waitFor } from '../support/lifecycle-events';
+import { uniqueEmail } from '../support/local';
+
+describe('local event delivery', () => {
+  it('reports a failing sink once, then delivers from the first undelivered record', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'events-retry-')), 'events.jsonl');
+    const errors: string[] = [];
+    const delivery = await startEventDelivery({
+      endpoint: process.env.DYNAMODB_ENDPOINT!,
+      usersTableName: LOCAL_TABLES.usersTableName,
+      deletionsTableName: LOCAL_TABLES.deletionsTableName,
+      eventsFile: file,
+      recoveryPeriodDays: 35,
+      intervalMs: 100,
+      onError: (message) => errors.push(message),
+    });
+    try {
+      // A directory where the file should be: every append fails.
+      mkdirSync(file);
+      const issued = await createOwner(dependencies.repository, uniqueEmail('retry-owner'), dependencies.config.passwordPolicy);
+      const owner = await dependencies.repository.findOwner(issued.owner_email);
+      const caller = { ownerId: owner!.ownerId, ownerEmail: owner!.ownerEmail, keyId: issued.key_id };
+      const emails = [uniqueEmail('retry-1'), uniqueEmail('retry-2')];
+      for (const email of emails) {
+        await createUser(
+          dependencies.repository,
+          caller,
+          { user_email: email, user_password: 'retried password' },
+          dependencies.config.passwordPolicy,
+        );
+      }
+      await waitFor(() => (errors.length > 0 ? true : undefined), 3_000, 'a reported failure');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(errors).toEqual(['Lifecycle events not delivered (EISDIR); retrying']);
+
+      rmSync(file, { recursive: true });
+      const mine = () => readEvents(file).filter((event) => event.detail.owner_id === caller.ownerId);
+      await waitFor(() => (mine().length === 3 ? true : undefined), 3_000, 'the held-back events');
+      expect(mine().map((event) => [event['detail-type'], event.detail.user_email])).toEqual([
+        ['UserCreated', caller.ownerEmail],
+        ['UserCreated', emails[0]],
+        ['UserCreated', emails[1]],
+      ]);
+    } finally {
+      await delivery.stop();
+    }
+  }, 90_000);
+});

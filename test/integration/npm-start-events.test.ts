@@ -1,0 +1,87 @@
+/**
+ * `npm start` delivers lifecycle events itself: the development owner's UserCreated, then one line
+ * per operation in EVENTS_FILE, within 2 seconds of the write; and the stream poller stays light
+ * while nothing happens.
+ */
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { freePort } from '../../local/free-port';
+import { readEvents, waitFor } from '../support/lifecycle-events';
+import { startScript } from '../support/processes';
+
+const workdir = mkdtempSync(join(tmpdir(), 'npm-start-events-'));
+afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+
+const { DYNAMODB_ENDPOINT: _ignored, EVENTS_FILE: _file, ...inherited } = process.env;
+
+/** CPU seconds a process (and its threads) used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+describe('npm start: lifecycle events', () => {
+  it('writes .data/events.jsonl by default: one line per write, within 2 s; idle polling stays light', async () => {
+    const env = { ...inherited, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), POWERTOOLS_LOG_LEVEL: 'SILENT' };
+    const started = startScript('local/start.ts', env, workdir);
+    try {
+      const [, apiKey] = await started.waitFor(/export API_KEY=(wlk_\S+)/);
+      await started.waitFor(/Listening on/);
+      expect(started.output()).toContain('Lifecycle events to .data/events.jsonl');
+      const file = join(workdir, '.data/events.jsonl');
+      const owner = await waitFor(() => readEvents(file)[0], 3_000, "the development owner's UserCreated");
+      expect(owner.value).toMatchObject({
+        'detail-type': 'UserCreated',
+        source: 'user-management',
+        detail: { user_email: 'dev-owner@example.com', white_label: true, should_reset_password: false },
+      });
+
+      const call = (operation: string, body: object) =>
+        fetch(`http://127.0.0.1:${env.PORT}/v1/${operation}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey! },
+          body: JSON.stringify(body),
+        });
+      const latencies: number[] = [];
+      const steps = [
+        ['createUser', { user_email: 'jane@example.com', user_password: 'janes password' }, 'UserCreated'],
+        ['resetUserPassword', { user_email: 'jane@example.com', new_password: 'another password' }, 'UserPasswordReset'],
+        ['deleteUser', { user_email: 'jane@example.com' }, 'UserDeleted'],
+      ] as const;
+      for (const [index, [operation, body, type]] of steps.entries()) {
+        expect((await call(operation, body)).status).toBe(200);
+        const { value, waitedMs } = await waitFor(() => readEvents(file)[index + 1], 3_000, type);
+        expect(value['detail-type']).toBe(type);
+        expect(value.detail.user_email).toBe('jane@example.com');
+        latencies.push(waitedMs);
+      }
+      expect(Math.max(...latencies)).toBeLessThan(2_000);
+
+      // Idle: what npm start's Node process (server and poller) and DynamoDB Local (answering the
+      // poller's GetShardIterator and GetRecords) spend on CPU in 5 s of nothing.
+      const children = (pid: number) =>
+        readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      const node = children(started.child.pid!)[0] ?? started.child.pid!;
+      const java = children(node)[0];
+      const sample = () => [cpuSeconds(node), java ? cpuSeconds(java) : 0] as const;
+      const before = sample();
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const after = sample();
+      const [nodeShare, javaShare] = [(after[0] - before[0]) / 5, (after[1] - before[1]) / 5];
+      expect(nodeShare).toBeLessThan(0.1);
+      if (process.env.EVENTS_REPORT) {
+        console.log(
+          `npm start: event latency ${latencies.map(Math.round).join(', ')} ms; idle CPU: node ${(nodeShare * 100).toFixed(1)} %, DynamoDB Local ${(javaShare * 100).toFixed(1)} % of a core`,
+        );
+      }
+      expect(readEvents(file)).toHaveLength(4);
+    } finally {
+      started.child.kill('SIGINT');
+      expect(await started.exited).toBe(0);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,41 @@
+/** Lifecycle events in tests: the local delivery on the test's DynamoDB Local, and the file it writes. */
+
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LifecycleEvent } from '../../functions/shared/lifecycle-events';
+import { LOCAL_TABLES } from '../../functions/shared/local-engine';
+import { type EventDelivery, startEventDelivery } from '../../local/event-delivery';
+
+/** Every event in an events file, in order. */
+export const readEvents = (file: string): LifecycleEvent[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as LifecycleEvent)
+    : [];
+
+/** The delivery `npm start` runs, started against the test's DynamoDB Local, writing to a file of its own. */
+export async function startTestDelivery(): Promise<EventDelivery & { file: string; events: () => LifecycleEvent[] }> {
+  const file = join(mkdtempSync(join(tmpdir(), 'events-')), 'events.jsonl');
+  const delivery = await startEventDelivery({
+    endpoint: process.env.DYNAMODB_ENDPOINT!,
+    usersTableName: LOCAL_TABLES.usersTableName,
+    deletionsTableName: LOCAL_TABLES.deletionsTableName,
+    eventsFile: file,
+    recoveryPeriodDays: 35,
+  });
+  return { ...delivery, file, events: () => readEvents(file) };
+}
+
+/** Polls until `find` returns something (resolving with it and the time waited), or fails after `timeoutMs`. */
+export async function waitFor<T>(find: () => T | undefined, timeoutMs: number, what: string): Promise<{ value: T; waitedMs: number }> {
+  const started = performance.now();
+  for (;;) {
+    const value = find();
+    if (value !== undefined) return { value, waitedMs: performance.now() - started };
+    if (performance.now() - started > timeoutMs) throw new Error(`no ${what} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
