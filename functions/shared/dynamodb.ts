@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, DynamoDBDocumentClientCommand } from '@aws-sdk/lib-dynamodb';
 
 /**
  * Where a client finds DynamoDB Local: any credentials work there, and fixed
@@ -25,7 +25,52 @@ export function createDocumentClient(options: { endpoint?: string | undefined; m
     ...(options.endpoint !== undefined && localConnection(options.endpoint)),
   });
   trimPerRequestWork(client);
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  resolveOncePerCommand(documentClient);
+  return documentClient;
+}
+
+/**
+ * The middleware chain built once per command type instead of on every call (measured: `npm run
+ * bench`, bench/instructions.ts). The SDK does this for its own clients with `cacheMiddleware`,
+ * which the document client refuses: its commands hand the chain their own first instance. So the
+ * chain is built here as the document command builds it (marshalling around the client command's
+ * chain) and called with each call's client command, as `cacheMiddleware` calls it. Any change to
+ * the client's middleware stack (the user-agent swap below, a test's injected fault) drops the
+ * chains; a call with options (an abort signal) takes the SDK's own path.
+ */
+function resolveOncePerCommand(documentClient: DynamoDBDocumentClient): void {
+  const stack = documentClient.middlewareStack;
+  const chains = new Map<unknown, Chain>();
+  for (const method of ['add', 'addRelativeTo', 'remove', 'removeByTag', 'use'] as const) {
+    const original = stack[method] as (...args: unknown[]) => unknown;
+    (stack as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      chains.clear();
+      return original.apply(stack, args);
+    };
+  }
+  const send = documentClient.send.bind(documentClient) as (...args: unknown[]) => Promise<unknown>;
+  documentClient.send = ((command: unknown, ...rest: unknown[]) => {
+    if (rest.length > 0 || !(command instanceof DynamoDBDocumentClientCommand)) return send(command, ...rest);
+    const internals = command as unknown as DocumentCommandInternals;
+    let chain = chains.get(command.constructor);
+    if (!chain) {
+      internals.addMarshallingMiddleware(documentClient.config);
+      chain = internals.clientCommand.resolveMiddleware(stack.concat(internals.middlewareStack), documentClient.config, undefined);
+      chains.set(command.constructor, chain);
+    }
+    return chain(internals.clientCommand).then((result) => result.output);
+  }) as typeof documentClient.send;
+}
+
+/** A resolved middleware chain: called with a client command, it answers the parsed response. */
+type Chain = (command: unknown) => Promise<{ output: unknown }>;
+
+/** What a document command keeps protected and the chain above needs. */
+interface DocumentCommandInternals {
+  addMarshallingMiddleware(config: unknown): void;
+  readonly clientCommand: { resolveMiddleware(stack: unknown, config: unknown, options: undefined): Chain };
+  readonly middlewareStack: Parameters<DynamoDBDocumentClient['middlewareStack']['concat']>[0];
 }
 
 /**

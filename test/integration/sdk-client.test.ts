@@ -1,7 +1,9 @@
 /**
  * The shared client with the SDK's per-call work trimmed (functions/shared/dynamodb.ts): every call
  * still carries the user agent the SDK builds, the first call's and every later one's the same,
- * and nothing else on the stack is gone. Retries and timeouts: test/hardening/sdk-retries.test.ts.
+ * and nothing else on the stack is gone; the middleware chain built once per command type still
+ * sends each call's own input, concurrently too, and sees middleware added after it was built.
+ * Retries and timeouts: test/hardening/sdk-retries.test.ts.
  */
 
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -61,6 +63,39 @@ describe('the shared DynamoDB client, trimmed', () => {
         'deserializerMiddleware',
       ]),
     );
+    db.destroy();
+  });
+
+  it('reuses one chain per command type, yet each call sends its own input and sees middleware added later', async () => {
+    const db = createDocumentClient({ endpoint: config.dynamodbEndpoint });
+    const pk = `sdk-client-chain-${Math.random()}`;
+    const items = Array.from({ length: 6 }, (_, i) => ({ pk, sk: `ITEM#${i}`, n: i, tags: new Set([`t${i}`]) }));
+    // Concurrent calls of one command type, each with its own item.
+    await Promise.all(items.map((Item) => db.send(new PutCommand({ TableName: config.usersTableName, Item }))));
+    const got = await Promise.all(
+      items.map((item) => db.send(new GetCommand({ TableName: config.usersTableName, Key: { pk, sk: item.sk }, ConsistentRead: true }))),
+    );
+    expect(got.map((result) => result.Item)).toEqual(items);
+
+    // A middleware added once chains exist runs on the next call of a type already used, and is gone once removed.
+    const bodies: string[] = [];
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        bodies.push(String((args.request as { body?: unknown }).body));
+        return next(args);
+      },
+      { step: 'build', name: 'bodyProbe' },
+    );
+    const { Count } = await db.send(
+      new QueryCommand({ TableName: config.usersTableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+    );
+    await db.send(new GetCommand({ TableName: config.usersTableName, Key: { pk, sk: 'ITEM#5' } }));
+    expect(Count).toBe(6);
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]).toContain('ITEM#5');
+    db.middlewareStack.remove('bodyProbe');
+    await db.send(new GetCommand({ TableName: config.usersTableName, Key: { pk, sk: 'ITEM#4' } }));
+    expect(bodies).toHaveLength(2);
     db.destroy();
   });
 });
