@@ -89,7 +89,17 @@ function runOnArm64(operation: Operation, calls: { body: unknown; apiKey: string
       },
     },
   );
-  return JSON.parse(output) as { arch: string; node: string; imported: number; results: { statusCode: number; body: unknown }[] };
+  // stdout carries the harness's one result line beside the function's metric lines (CloudWatch EMF), as in Lambda.
+  const lines = output
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const result = lines.find((line) => 'results' in line);
+  if (!result) throw new Error(`the harness printed no result:\n${output}`);
+  return {
+    ...(result as { arch: string; node: string; imported: number; results: { statusCode: number; body: unknown }[] }),
+    metricLines: lines.filter((line) => '_aws' in line).length,
+  };
 }
 
 it.each(OPERATIONS)(
@@ -122,6 +132,8 @@ it.each(OPERATIONS)(
     );
     expect({ arch: run.arch, node: run.node.split('.')[0] }).toEqual({ arch: 'arm64', node: 'v24' });
     expect(run.results).toEqual(cases.map(([, statusCode, body]) => ({ statusCode, body })));
+    // The metrics middleware loaded and flushed on arm64 too: one EMF line per request.
+    expect(run.metricLines).toBe(cases.length);
   },
   300_000,
 );
