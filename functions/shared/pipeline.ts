@@ -1,6 +1,7 @@
 /**
  * The one request pipeline every operation runs through, built once per cold start:
- * access log and metrics → error shaping → one X-API-Key only → header normalisation → API key →
+ * access log and metrics → error shaping → one X-API-Key only (and Idempotency-Key counted) → header
+ * normalisation → API key →
  * Idempotency-Key shape → body → schema → idempotency look-up → operation.
  */
 
@@ -67,6 +68,7 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
     .use(requestMetrics(spec.name))
     .use(shapeErrors(spec.failureMessage))
     .use(refuseRepeatedApiKey())
+    .use(idempotent.countKeys)
     .use(httpHeaderNormalizer())
     // A key cache per operation, as each deployed function has its own; the key's operations are checked against spec.name.
     .use(apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))

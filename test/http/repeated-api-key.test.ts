@@ -125,3 +125,21 @@ describe('more than one X-API-Key header', () => {
     expect([response.status, response.body]).toEqual(unauthorized);
   });
 });
+
+describe('more than one Idempotency-Key header', () => {
+  it('is refused with 400 even when the two spell the name differently (normalisation would keep only one), and nothing is created', async () => {
+    const email = suite.api.email('repeated-idempotency-key');
+    const response = await postRaw(
+      '/v1/createUser',
+      [
+        ['X-API-Key', suite.target.a.apiKey],
+        ['Idempotency-Key', '11111111-1111-4111-8111-111111111111'],
+        ['idempotency-key', '22222222-2222-4222-8222-222222222222'],
+      ],
+      { user_email: email },
+    );
+    expect([response.status, response.body]).toEqual([400, { message: MESSAGES.idempotencyKeyInvalid }]);
+    const created = await suite.api.asA('/v1/createUser', { user_email: email });
+    expect(created.status).toBe(200);
+  });
+});

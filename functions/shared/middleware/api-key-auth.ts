@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { digestApiKey, isWellFormedApiKey } from '../api-keys';
 import { ApiError } from '../errors';
+import { headerCount } from '../headers';
 import { ExpiringLruCache } from '../lru-cache';
 import { MESSAGES } from '../messages';
 import type { ApiKeyRecord, OwnerStore } from '../owners';
@@ -16,21 +17,6 @@ const MAX_REFUSED_KEYS = 10_000;
 
 const API_KEY_HEADER = 'x-api-key';
 
-/** How many X-API-Key values the event carries, whatever the spelling of the header's name. */
-export function apiKeyHeaderCount(event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'>): number {
-  let count = 0;
-  // API Gateway REST (and the local server) list every occurrence here, one name per spelling.
-  if (event.multiValueHeaders) {
-    for (const name of Object.keys(event.multiValueHeaders)) {
-      if (name.toLowerCase() === API_KEY_HEADER) count += event.multiValueHeaders[name]?.length ?? 0;
-    }
-    return count;
-  }
-  // A hand-made event (a console test invoke) may carry only the single-value map.
-  for (const name of Object.keys(event.headers ?? {})) if (name.toLowerCase() === API_KEY_HEADER) count++;
-  return count;
-}
-
 /**
  * A request carrying X-API-Key more than once is refused (401) before anything else looks at the
  * key: with two keys the edge and the function could count different ones. It runs before header
@@ -39,7 +25,7 @@ export function apiKeyHeaderCount(event: Pick<APIGatewayProxyEvent, 'headers' | 
 export function refuseRepeatedApiKey(): MiddlewareObj<APIGatewayProxyEvent> {
   return {
     before: ({ event }) => {
-      if (apiKeyHeaderCount(event) > 1) throw new ApiError(401, MESSAGES.unauthorized);
+      if (headerCount(event, API_KEY_HEADER) > 1) throw new ApiError(401, MESSAGES.unauthorized);
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError, isApiError } from '../errors';
+import { headerCount } from '../headers';
 import {
   type IdempotencyClaim,
   type IdempotencyStore,
@@ -17,6 +18,7 @@ import type { AuthenticatedContext } from './api-key-auth';
 
 /** Used only when the context cannot tell the function's remaining time (never on Lambda). */
 const FALLBACK_IN_PROGRESS_MS = 30_000;
+const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 /** What the idempotency steps keep on the request's context. */
 export type IdempotentContext = AuthenticatedContext & {
@@ -28,6 +30,8 @@ export type IdempotentContext = AuthenticatedContext & {
     /** The recorded response, standing in for the operation (see pipeline.ts). */
     replay?: APIGatewayProxyResult;
   };
+  /** How many Idempotency-Key values the request carried, counted before header normalisation. */
+  idempotencyKeyCount?: number;
 };
 
 type Step = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, IdempotentContext>;
@@ -36,7 +40,10 @@ type Step = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Id
  * The optional Idempotency-Key header, in two steps of the pipeline because the contract puts the
  * key's shape before the body and the look-up after validation:
  *
- * - `keyShape` (after authentication): a present header must be 16 to 255 printable ASCII characters.
+ * - `countKeys` (before header normalisation, which keeps only the last of a repeated header):
+ *   counts the header's values, whatever the spelling of its name; it refuses nothing.
+ * - `keyShape` (after authentication): a present header must be one value of 16 to 255 printable
+ *   ASCII characters.
  * - `lookUp` (after validation, just before the operation): claims the key with one conditional
  *   write; a live record for it answers instead of the operation: the recorded response (same
  *   request), 422 (another request) or 409 (still running). Holding the claim, the request records
@@ -44,7 +51,7 @@ type Step = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Id
  *
  * Without the header neither step does anything, and no DynamoDB call is added.
  */
-export function idempotency(options: { store: IdempotencyStore; operation: string }): { keyShape: Step; lookUp: Step } {
+export function idempotency(options: { store: IdempotencyStore; operation: string }): { countKeys: Step; keyShape: Step; lookUp: Step } {
   const { store, operation } = options;
 
   const record = async (context: IdempotentContext, response: APIGatewayProxyResult) => {
@@ -70,13 +77,19 @@ export function idempotency(options: { store: IdempotencyStore; operation: strin
   };
 
   return {
+    countKeys: {
+      before: ({ event, context }) => {
+        context.idempotencyKeyCount = headerCount(event, IDEMPOTENCY_KEY_HEADER);
+      },
+    },
+
     keyShape: {
       before: ({ event, context }) => {
-        const values = event.multiValueHeaders?.['idempotency-key'];
-        const key = event.headers?.['idempotency-key'];
-        if (key === undefined && values === undefined) return;
+        const key = event.headers?.[IDEMPOTENCY_KEY_HEADER];
+        const count = context.idempotencyKeyCount ?? 0;
+        if (key === undefined && count === 0) return;
         // Two headers could be read two ways; refuse rather than pick one.
-        if (key === undefined || (values !== undefined && values.length > 1) || !isWellFormedIdempotencyKey(key)) {
+        if (key === undefined || count > 1 || !isWellFormedIdempotencyKey(key)) {
           throw new ApiError(400, MESSAGES.idempotencyKeyInvalid);
         }
         context.idempotency = { key };
