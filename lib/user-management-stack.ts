@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS } from '../functions/shared/function-timeouts';
 import { metricsNamespace } from '../functions/shared/metrics';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
+import { OPERATIONS, type OperationName } from '../functions/shared/schemas';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '../functions/shared/table-layout';
 import { API_VERSION_PATH, UserManagementApi } from './constructs/api';
 import { EdgeProtection } from './constructs/edge-protection';
@@ -17,9 +18,9 @@ import type { StageConfig } from './stage-config';
 
 const FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
 
-/** The three operations, in route order. */
-export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+/** The three operations, in route order: the API's own list (functions/shared/schemas.ts). */
+export { OPERATIONS };
+export type Operation = OperationName;
 
 interface OperationSettings {
   readonly description: string;

@@ -1,3 +1,5 @@
+import type { OperationName } from './schemas';
+
 /**
  * Each operation's function timeout, read by the CDK stack (the deployed limit) and by the local
  * server (the Lambda context's deadline), so a request that times out deployed times out locally.
@@ -9,6 +11,4 @@ export const FUNCTION_TIMEOUT_SECONDS = {
   resetUserPassword: 10,
   // A large item collection takes several batch rounds.
   deleteUser: 25,
-} as const satisfies Record<string, number>;
-
-export type TimedOperation = keyof typeof FUNCTION_TIMEOUT_SECONDS;
+} as const satisfies Record<OperationName, number>;

@@ -5,7 +5,7 @@ import { newApiKey } from './api-keys';
 import type { PasswordPolicy } from './config';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
-import type { OperationName } from './schemas';
+import { OPERATIONS, type OperationName } from './schemas';
 import type { Owner, UserRecord } from './users';
 
 /** What a key may do, set when it is issued. Absent fields are the defaults: every operation, no expiry. */
@@ -28,10 +28,8 @@ export interface ApiKeyRecord extends KeyScope {
   readonly lastUsedAt?: string;
 }
 
-const EVERY_OPERATION: Record<OperationName, true> = { createUser: true, resetUserPassword: true, deleteUser: true };
-
 /** Every operation a key can be limited to, in the API's order. */
-export const KEY_OPERATIONS = Object.keys(EVERY_OPERATION) as readonly OperationName[];
+export const KEY_OPERATIONS = OPERATIONS;
 
 /**
  * Whether a key may call this operation at this instant (ms since the epoch): the operation is in

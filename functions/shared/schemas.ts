@@ -45,6 +45,9 @@ export const SHAPES = {
 
 export type OperationName = keyof typeof SHAPES;
 
+/** The API's operations, in route order: the one list the stack, the key scopes and the local server read. */
+export const OPERATIONS = Object.keys(SHAPES) as readonly OperationName[];
+
 /** The fields each operation holds to the password policy. */
 const POLICY_FIELDS: Record<OperationName, readonly string[]> = {
   createUser: ['user_password'],
