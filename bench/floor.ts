@@ -3,9 +3,15 @@
  * the same DynamoDB Local, and one hash with the chosen binding. No pipeline, no HTTP. Sampled in
  * rounds, so that the benchmark can interleave them with the service's own requests and both
  * meet the same machine (other work on a shared machine comes and goes).
+ *
+ * Below the SDK, the transport alone: the same PutItem sent with Node's own HTTP client, its JSON
+ * written by hand, unsigned (DynamoDB Local does not check signatures). No client the SDK can be
+ * given sends a request for less, so no request that writes to DynamoDB can cost less CPU beyond
+ * its hash than this does on the same machine.
  */
 
 import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:http';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../functions/shared/dynamodb';
 import { PROFILE_SK, userKey, userPk } from '../functions/shared/table-layout';
@@ -42,6 +48,40 @@ export function floorProbe(endpoint: string, usersTableName: string) {
   };
   let next = 0;
   let lastPut = 0;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const target = new URL(endpoint);
+  /** One DynamoDB request over Node's HTTP client, unsigned; resolves true on a 200. */
+  const nodeHttp = (operation: string, payload: object) =>
+    new Promise<boolean>((resolve, reject) => {
+      const body = JSON.stringify(payload);
+      const call = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: 'POST',
+          path: '/',
+          agent,
+          headers: {
+            'content-type': 'application/x-amz-json-1.0',
+            'x-amz-target': `DynamoDB_20120810.${operation}`,
+            authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            resolve(response.statusCode === 200);
+          });
+        },
+      );
+      call.on('error', reject);
+      call.end(body);
+    });
+  /** Users put by the back-to-back calls and not yet deleted, by how they were put. */
+  const putBare = { sdk: [] as number[], nodeHttp: [] as number[] };
 
   // Same item, condition and expressions as the repository's createUser / setPasswordHash / listUserItems / deleteProfile
   // (functions/shared/repository.ts): keep them in step.
@@ -95,6 +135,41 @@ export function floorProbe(endpoint: string, usersTableName: string) {
         }),
       ),
     hash: () => hashOnce(CHOSEN),
+    /** The same put, query and delete in DynamoDB's wire JSON over Node's own HTTP client. */
+    nodeHttpPut: (i: number) => {
+      const { pk, sk } = userKey(ownerId, email(i));
+      return nodeHttp('PutItem', {
+        TableName: usersTableName,
+        Item: {
+          pk: { S: pk },
+          sk: { S: sk },
+          owner_id: { S: ownerId },
+          user_email: { S: email(i) },
+          password_hash: { S: FAKE_HASH },
+          should_reset_password: { BOOL: false },
+          created_at: { S: now() },
+          updated_at: { S: now() },
+          create_id: { S: randomUUID() },
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+    },
+    nodeHttpQuery: (i: number) =>
+      nodeHttp('Query', {
+        TableName: usersTableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: userPk(ownerId, email(i)) } },
+        ProjectionExpression: 'sk, white_label',
+        ConsistentRead: true,
+      }),
+    nodeHttpDelete: (i: number) =>
+      nodeHttp('DeleteItem', {
+        TableName: usersTableName,
+        Key: { pk: { S: userPk(ownerId, email(i)) }, sk: { S: PROFILE_SK } },
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
   };
 
   return {
@@ -117,6 +192,28 @@ export function floorProbe(endpoint: string, usersTableName: string) {
       await calls.put(id);
       samples.hashThenPut.push(performance.now() - started);
       lastPut = id;
+      putBare.sdk.push(id);
+    },
+    /** A hash then the same PutItem over Node's own HTTP client, no SDK: the transport's floor. True on a 200. */
+    async hashThenNodeHttpPut(): Promise<boolean> {
+      const id = next++;
+      await calls.hash();
+      putBare.nodeHttp.push(id);
+      return calls.nodeHttpPut(id);
+    },
+    /** The Query then the DeleteItem of a user put by `hashThenPut`, as deleteUser makes them (no hash). */
+    async queryThenDelete(): Promise<boolean> {
+      const id = putBare.sdk.shift();
+      if (id === undefined) return false;
+      await calls.query(id);
+      await calls.delete(id);
+      return true;
+    },
+    /** The same over Node's own HTTP client, of a user put by `hashThenNodeHttpPut`. True on two 200s. */
+    async nodeHttpQueryThenDelete(): Promise<boolean> {
+      const id = putBare.nodeHttp.shift();
+      if (id === undefined) return false;
+      return (await calls.nodeHttpQuery(id)) && (await calls.nodeHttpDelete(id));
     },
     /** A hash then the UpdateItem of the last user put, back to back, as resetUserPassword does them; recorded. */
     async hashThenUpdate(): Promise<void> {
@@ -136,6 +233,9 @@ export function floorProbe(endpoint: string, usersTableName: string) {
         hash_then_update_ms_p50: round(median(samples.hashThenUpdate), 3),
       };
     },
-    close: () => db.destroy(),
+    close: () => {
+      db.destroy();
+      agent.destroy();
+    },
   };
 }

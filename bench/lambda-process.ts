@@ -32,7 +32,16 @@ export interface PhaseCpu {
   readonly errors: number;
 }
 
-export type LambdaCpuPhase = 'hash' | 'hashThenPut' | 'hashThenUpdate' | 'createUser' | 'resetUserPassword' | 'deleteUser';
+export type LambdaCpuPhase =
+  | 'hash'
+  | 'hashThenNodeHttpPut'
+  | 'hashThenPut'
+  | 'hashThenUpdate'
+  | 'nodeHttpQueryThenDelete'
+  | 'queryThenDelete'
+  | 'createUser'
+  | 'resetUserPassword'
+  | 'deleteUser';
 export type LambdaCpuResult = Record<LambdaCpuPhase, PhaseCpu>;
 
 process.once('message', (message: LambdaCpuRequest) => {
@@ -78,8 +87,11 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
     const users = Array.from({ length: warmup ? 10 : perRound }, () => `cpu-${randomUUID().slice(0, 13)}@example.com`);
     return {
       hash: users.map(() => () => hashOnce(CHOSEN).then(() => true)),
+      hashThenNodeHttpPut: users.map(() => () => floor.hashThenNodeHttpPut()),
       hashThenPut: users.map(() => () => floor.hashThenPut().then(() => true)),
       hashThenUpdate: users.map(() => () => floor.hashThenUpdate().then(() => true)),
+      nodeHttpQueryThenDelete: users.map(() => () => floor.nodeHttpQueryThenDelete()),
+      queryThenDelete: users.map(() => () => floor.queryThenDelete()),
       createUser: users.map((user_email) => handlerCall('createUser', { user_email, user_password: password })),
       resetUserPassword: users.map((user_email) =>
         handlerCall('resetUserPassword', { user_email, new_password: 'a brand new passphrase' }),
@@ -88,7 +100,17 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
       deleteUser: users.map((user_email) => handlerCall('deleteUser', { user_email })),
     };
   };
-  const order: LambdaCpuPhase[] = ['hash', 'hashThenPut', 'hashThenUpdate', 'createUser', 'resetUserPassword', 'deleteUser'];
+  const order: LambdaCpuPhase[] = [
+    'hash',
+    'hashThenNodeHttpPut',
+    'hashThenPut',
+    'hashThenUpdate',
+    'nodeHttpQueryThenDelete',
+    'queryThenDelete',
+    'createUser',
+    'resetUserPassword',
+    'deleteUser',
+  ];
 
   // Warm up: the JIT, the key cache, the connections. Then rounds, each phase in turn.
   const warm = batch(true);
