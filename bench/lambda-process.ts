@@ -32,16 +32,19 @@ export interface PhaseCpu {
   readonly errors: number;
 }
 
-export type LambdaCpuPhase =
-  | 'hash'
-  | 'hashThenNodeHttpPut'
-  | 'hashThenPut'
-  | 'hashThenUpdate'
-  | 'nodeHttpQueryThenDelete'
-  | 'queryThenDelete'
-  | 'createUser'
-  | 'resetUserPassword'
-  | 'deleteUser';
+/** The phases, in the order each round runs them (the floors first, then the operations). */
+const PHASES = [
+  'hash',
+  'hashThenNodeHttpPut',
+  'hashThenPut',
+  'hashThenUpdate',
+  'nodeHttpQueryThenDelete',
+  'queryThenDelete',
+  'createUser',
+  'resetUserPassword',
+  'deleteUser',
+] as const;
+export type LambdaCpuPhase = (typeof PHASES)[number];
 export type LambdaCpuResult = Record<LambdaCpuPhase, PhaseCpu>;
 
 process.once('message', (message: LambdaCpuRequest) => {
@@ -100,29 +103,18 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
       deleteUser: users.map((user_email) => handlerCall('deleteUser', { user_email })),
     };
   };
-  const order: LambdaCpuPhase[] = [
-    'hash',
-    'hashThenNodeHttpPut',
-    'hashThenPut',
-    'hashThenUpdate',
-    'nodeHttpQueryThenDelete',
-    'queryThenDelete',
-    'createUser',
-    'resetUserPassword',
-    'deleteUser',
-  ];
 
   // Warm up: the JIT, the key cache, the connections. Then rounds, each phase in turn.
   const warm = batch(true);
-  for (const name of order) for (const call of warm[name]) await call();
+  for (const name of PHASES) for (const call of warm[name]) await call();
   for (let r = 0; r < rounds; r++) {
     const calls = batch(false);
-    for (const name of order) await phase(name, calls[name]);
+    for (const name of PHASES) await phase(name, calls[name]);
   }
   floor.close();
 
   const result = {} as LambdaCpuResult;
-  for (const name of order) {
+  for (const name of PHASES) {
     const { pool, rest, walls, errors } = totals.get(name)!;
     const n = walls.length;
     result[name] = {

@@ -4,7 +4,7 @@ import type { CpuBreakdown } from './cpu';
 import type { Floor } from './floor';
 import type { DeleteScalingRow } from './in-process';
 import type { MemoryModelRow } from './lambda-memory';
-import type { LambdaCpuResult } from './lambda-process';
+import type { LambdaCpuPhase, LambdaCpuResult } from './lambda-process';
 
 type Op = 'createUser' | 'resetUserPassword' | 'deleteUser';
 type Latency = { p50_ms: number; p99_ms: number; per_s: number; requests: number; errors: number };
@@ -155,19 +155,8 @@ In process: a Lambda stand-in process calls the handlers as Lambda does, warm, o
 
 ${table(
   ['phase', 'CPU ms', 'hash CPU ms', 'non-hash CPU ms', 'wall ms p50', 'over HTTP: non-hash CPU ms', 'over HTTP: CPU ms'],
-  (
-    [
-      'hash',
-      'hashThenNodeHttpPut',
-      'hashThenPut',
-      'hashThenUpdate',
-      'nodeHttpQueryThenDelete',
-      'queryThenDelete',
-      'createUser',
-      'resetUserPassword',
-      'deleteUser',
-    ] as const
-  ).map((phase) => {
+  // In the order the stand-in ran them.
+  (Object.keys(r.cpu_in_process) as LambdaCpuPhase[]).map((phase) => {
     const c = r.cpu_in_process[phase];
     const http = phase in r.http_non_hash_cpu_ms ? r.http_cpu[phase as Op] : undefined;
     return [phase, c.cpu_ms, c.hash_cpu_ms, c.non_hash_cpu_ms, c.wall_ms_p50, http?.non_hash_cpu_ms ?? '', http?.cpu_ms ?? ''];
