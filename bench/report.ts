@@ -84,8 +84,14 @@ export interface BenchReport {
   targets: Target[];
 }
 
-const table = (head: string[], rows: (string | number)[][]) =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+/** A Markdown table with its columns padded, as the formatter (`npm run lint`) lays them out. */
+function table(head: string[], rows: (string | number)[][]): string {
+  const cells = [head, ...rows].map((row) => row.map(String));
+  const widths = head.map((_, i) => Math.max(3, ...cells.map((row) => (row[i] ?? '').length)));
+  const line = (row: string[]) => `| ${widths.map((width, i) => (row[i] ?? '').padEnd(width)).join(' | ')} |`;
+  const [first, ...rest] = cells;
+  return [line(first!), line(widths.map((width) => '-'.repeat(width))), ...rest.map(line)].join('\n');
+}
 
 const calls = (byCommand: Record<string, number>) =>
   Object.entries(byCommand)
@@ -219,6 +225,5 @@ ${table(
   ['function', 'bytes', 'import ms p50 (fresh Node, 10 runs)'],
   ops.map((op) => [op, `${r.bundle[op].bytes} (${(r.bundle[op].bytes / 1000).toFixed(1)} KB)`, r.bundle[op].import_ms_p50]),
 )}
-
 `;
 }
