@@ -5,8 +5,8 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
-  QueryCommand,
-  ScanCommand,
+  paginateQuery,
+  paginateScan,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -49,16 +49,19 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
   /** API keys whose `attribute` is `value`, through the owners-table index keyed on it (the admin CLI's look-ups). */
   const queryKeyIndex = async (attribute: 'owner_email' | 'key_id', value: string) => {
     const index = OWNERS_TABLE.globalSecondaryIndexes.find((i) => i.partitionKey.name === attribute)!;
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: Owners,
-        IndexName: index.indexName,
-        KeyConditionExpression: '#attribute = :value',
-        ExpressionAttributeNames: { '#attribute': attribute },
-        ExpressionAttributeValues: { ':value': value },
-      }),
+    const items = await allItems(
+      paginateQuery(
+        { client: db },
+        {
+          TableName: Owners,
+          IndexName: index.indexName,
+          KeyConditionExpression: '#attribute = :value',
+          ExpressionAttributeNames: { '#attribute': attribute },
+          ExpressionAttributeValues: { ':value': value },
+        },
+      ),
     );
-    return Items.map(toApiKey);
+    return items.map(toApiKey);
   };
 
   return {
@@ -120,31 +123,13 @@ export function createRepository(db: DocumentClient, tables: { usersTableName: s
 
     /** The user's item collection in one consistent Query (paged): the profile's flags and the associated items' sort keys. */
     async listUserItems(ownerId: string, email: string): Promise<UserItems> {
-      const associatedItems: string[] = [];
-      let profileExists = false;
-      let whiteLabel = false;
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: Users,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': userPk(ownerId, email) },
-            ProjectionExpression: 'sk, white_label',
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          if (item.sk !== PROFILE_SK) associatedItems.push(item.sk as string);
-          else {
-            profileExists = true;
-            whiteLabel = item.white_label === true;
-          }
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return { profileExists, whiteLabel, associatedItems };
+      const items = await collectionItems(db, Users, userPk(ownerId, email), 'sk, white_label');
+      const profile = items.find((item) => item.sk === PROFILE_SK);
+      return {
+        profileExists: profile !== undefined,
+        whiteLabel: profile?.white_label === true,
+        associatedItems: items.filter((item) => item !== profile).map((item) => item.sk as string),
+      };
     },
 
     /** Deletes items of the collection, 25 a batch, retrying what DynamoDB leaves unprocessed. */
@@ -413,6 +398,28 @@ const fromApiKey = (key: ApiKeyRecord) => ({
   ...(key.expiresAt !== undefined && { expires_at: key.expiresAt }),
 });
 
+/** Every item of a Query or Scan, page after page (the SDK's paginator follows LastEvaluatedKey). */
+async function allItems(pages: AsyncIterable<{ Items?: Record<string, unknown>[] }>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
+}
+
+/** One user's item collection in a consistent Query, with only the `projection` attributes. */
+const collectionItems = (db: DocumentClient, table: string, pk: string, projection: string) =>
+  allItems(
+    paginateQuery(
+      { client: db },
+      {
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: projection,
+        ConsistentRead: true,
+      },
+    ),
+  );
+
 /** Deletes these items of one item collection, 25 a batch (four in flight), retrying what DynamoDB leaves unprocessed. */
 async function deleteCollectionItems(db: DocumentClient, table: string, pk: string, sortKeys: readonly string[]): Promise<void> {
   const batches: string[][] = [];
@@ -465,30 +472,25 @@ export function createDeletionLedger(db: DocumentClient, tableName: string, opti
     },
 
     async since(since: string): Promise<Deletion[]> {
-      const deletions: Deletion[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new ScanCommand({
+      const items = await allItems(
+        paginateScan(
+          { client: db },
+          {
             TableName: tableName,
             // TTL deletes expired items some time after they expire; until then they are ignored here.
             FilterExpression: 'recorded_at >= :since AND #ttl > :now',
             ExpressionAttributeNames: { '#ttl': ttl },
             ExpressionAttributeValues: { ':since': since, ':now': Math.floor(Date.now() / 1000) },
             ConsistentRead: true,
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          deletions.push({
-            ownerId: item.owner_id as string,
-            email: item.user_email as string,
-            deletedAt: item.deleted_at as string,
-            changeId: item.change_id as string,
-          });
-        }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
+          },
+        ),
+      );
+      const deletions: Deletion[] = items.map((item) => ({
+        ownerId: item.owner_id as string,
+        email: item.user_email as string,
+        deletedAt: item.deleted_at as string,
+        changeId: item.change_id as string,
+      }));
       return deletions.sort((a, b) => a.deletedAt.localeCompare(b.deletedAt));
     },
   };
@@ -499,26 +501,9 @@ export function createCollectionEraser(db: DocumentClient, usersTableName: strin
   return {
     async eraseUser(ownerId: string, email: string, deletedAt: string): Promise<number> {
       const pk = userPk(ownerId, email);
-      const sortKeys: string[] = [];
-      let createdAt: string | undefined;
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: usersTableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': pk },
-            ProjectionExpression: 'sk, created_at',
-            ConsistentRead: true,
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          sortKeys.push(item.sk as string);
-          if (item.sk === PROFILE_SK) createdAt = item.created_at as string | undefined;
-        }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
+      const items = await collectionItems(db, usersTableName, pk, 'sk, created_at');
+      const sortKeys = items.map((item) => item.sk as string);
+      const createdAt = items.find((item) => item.sk === PROFILE_SK)?.created_at as string | undefined;
       // Created after that deletion: the user came back, and this collection is theirs now.
       if (createdAt !== undefined && Date.parse(createdAt) > Date.parse(deletedAt)) return 0;
       const associated = sortKeys.filter((sk) => sk !== PROFILE_SK);
