@@ -133,8 +133,8 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     );
   }
   const defaults = DEFAULTS[stage];
-  const int = (key: string, fallback: number, min: number): number =>
-    parseInteger(node.tryGetContext(key), fallback, min, `Context ${key}`);
+  const int = (key: string, fallback: number, min: number, max?: number): number =>
+    parseInteger(node.tryGetContext(key), fallback, min, `Context ${key}`, max);
   const bool = (key: string, fallback: boolean): boolean => {
     const raw: unknown = node.tryGetContext(key);
     if (raw === undefined || raw === '') return fallback;
@@ -151,12 +151,8 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
   if (!(WAF_WINDOWS as readonly number[]).includes(wafWindowSeconds)) {
     throw new Error(`Context wafWindowSeconds must be one of ${WAF_WINDOWS.join(', ')}, got "${wafWindowSeconds}"`);
   }
-  const wafLimit = (key: string, fallback: number) => {
-    const limit = int(key, Math.min(Math.max(fallback, WAF_MIN_LIMIT), WAF_MAX_LIMIT), WAF_MIN_LIMIT);
-    if (limit > WAF_MAX_LIMIT)
-      throw new Error(`Context ${key} must be an integer from ${WAF_MIN_LIMIT} to ${WAF_MAX_LIMIT}, got "${limit}"`);
-    return limit;
-  };
+  const wafLimit = (key: string, fallback: number) =>
+    int(key, Math.min(Math.max(fallback, WAF_MIN_LIMIT), WAF_MAX_LIMIT), WAF_MIN_LIMIT, WAF_MAX_LIMIT);
   // A fair share: one key may use at most half of what the stage throttle lets through in a window.
   const wafKeyLimit = wafLimit('wafKeyLimit', Math.floor((throttleRateLimit * wafWindowSeconds) / 2));
   const config: StageConfig = {
@@ -168,7 +164,7 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     passwordMaxLength: int('passwordMaxLength', defaults.passwordMaxLength, 8),
     apiKeyCacheTtlSeconds: int('apiKeyCacheTtlSeconds', defaults.apiKeyCacheTtlSeconds, 0),
     logLevel: logLevel as StageConfig['logLevel'],
-    recoveryPeriodDays: int('recoveryPeriodDays', defaults.recoveryPeriodDays, RECOVERY_PERIOD_DAYS.min),
+    recoveryPeriodDays: int('recoveryPeriodDays', defaults.recoveryPeriodDays, RECOVERY_PERIOD_DAYS.min, RECOVERY_PERIOD_DAYS.max),
     alarmTopicArn: (node.tryGetContext('alarmTopicArn') as string | undefined) || undefined,
     waf: bool('waf', defaults.waf),
     wafWindowSeconds: wafWindowSeconds as WafWindowSeconds,
@@ -177,9 +173,6 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     wafAnonymousIpLimit: wafLimit('wafAnonymousIpLimit', defaults.wafAnonymousIpLimit),
     latencyAlarmP99Ms: int('latencyAlarmP99Ms', defaults.latencyAlarmP99Ms, 1),
   };
-  if (config.recoveryPeriodDays > RECOVERY_PERIOD_DAYS.max) {
-    throw new Error(`Context recoveryPeriodDays must be at most ${RECOVERY_PERIOD_DAYS.max}, got "${config.recoveryPeriodDays}"`);
-  }
   if (config.passwordMaxLength < config.passwordMinLength) {
     throw new Error('Context passwordMaxLength must not be less than passwordMinLength');
   }

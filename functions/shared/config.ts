@@ -8,20 +8,21 @@ function required(name: string): string {
 
 /**
  * The one integer parser for settings, from the environment here and from CDK context in
- * lib/stage-config.ts: absent or empty gives the fallback; anything but an integer >= min
- * throws, naming the setting (`what`) and the value.
+ * lib/stage-config.ts: absent or empty gives the fallback; anything but an integer from min to
+ * max throws, naming the setting (`what`) and the value.
  */
-export function parseInteger(raw: unknown, fallback: number, min: number, what: string): number {
+export function parseInteger(raw: unknown, fallback: number, min: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined || raw === null || raw === '') return fallback;
   const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min) {
     throw new Error(`${what} must be an integer >= ${min}, got "${String(raw)}"`);
   }
+  if (value > max) throw new Error(`${what} must be at most ${max}, got "${String(raw)}"`);
   return value;
 }
 
-const integer = (name: string, fallback: number, min: number): number =>
-  parseInteger(process.env[name], fallback, min, `Environment variable ${name}`);
+const integer = (name: string, fallback: number, min: number, max?: number): number =>
+  parseInteger(process.env[name], fallback, min, `Environment variable ${name}`, max);
 
 export interface PasswordPolicy {
   readonly minLength: number;
@@ -82,11 +83,7 @@ export interface EventDeliveryConfig {
 
 /** RECOVERY_PERIOD_DAYS, checked: 1 to 35, DynamoDB's longest (and default) window when unset. */
 export function readRecoveryPeriodDays(): number {
-  const days = integer('RECOVERY_PERIOD_DAYS', RECOVERY_PERIOD_DAYS.max, RECOVERY_PERIOD_DAYS.min);
-  if (days > RECOVERY_PERIOD_DAYS.max) {
-    throw new Error(`Environment variable RECOVERY_PERIOD_DAYS must be at most ${RECOVERY_PERIOD_DAYS.max}, got "${days}"`);
-  }
-  return days;
+  return integer('RECOVERY_PERIOD_DAYS', RECOVERY_PERIOD_DAYS.max, RECOVERY_PERIOD_DAYS.min, RECOVERY_PERIOD_DAYS.max);
 }
 
 /** Reads and checks the consumer's configuration; throws naming the first bad variable. */
