@@ -77,6 +77,12 @@ export class UserManagementStack extends Stack {
 
     this.tables = new Tables(this, 'Tables', { retainData: config.retainData, recoveryPeriodDays: config.recoveryPeriodDays });
 
+    // What every function of the stage logs and counts as, the stream consumer included.
+    const observability = {
+      POWERTOOLS_SERVICE_NAME: 'user-management',
+      POWERTOOLS_LOG_LEVEL: config.logLevel,
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(config.stage),
+    };
     const environment = {
       USERS_TABLE_NAME: this.tables.users.tableName,
       OWNERS_TABLE_NAME: this.tables.owners.tableName,
@@ -84,9 +90,7 @@ export class UserManagementStack extends Stack {
       PASSWORD_MIN_LENGTH: String(config.passwordMinLength),
       PASSWORD_MAX_LENGTH: String(config.passwordMaxLength),
       API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlSeconds),
-      POWERTOOLS_SERVICE_NAME: 'user-management',
-      POWERTOOLS_LOG_LEVEL: config.logLevel,
-      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(config.stage),
+      ...observability,
     };
 
     const functions = {} as Record<Operation, HandlerFunction>;
@@ -139,28 +143,25 @@ export class UserManagementStack extends Stack {
         })
       : undefined;
 
+    // The team's existing topic, imported once, for every alarm of the stage.
+    const alarmTopic = config.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn) : undefined;
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api.api,
       stageName: config.stage,
       functions: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
-      metricsNamespace: metricsNamespace(config.stage),
+      metricsNamespace: observability.POWERTOOLS_METRICS_NAMESPACE,
       latencyP99ThresholdMs: config.latencyAlarmP99Ms,
       ...(this.edge && { webAcl: { name: this.edge.webAcl.name!, ruleMetricNames: this.edge.ruleMetricNames } }),
-      ...(config.alarmTopicArn && { alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn) }),
+      ...(alarmTopic && { alarmTopic }),
     });
 
-    const alarmTopic = config.alarmTopicArn ? Topic.fromTopicArn(this, 'LifecycleAlarmTopic', config.alarmTopicArn) : undefined;
     this.lifecycleEvents = new LifecycleEvents(this, 'LifecycleEvents', {
       entry: `${FUNCTIONS_DIR}publishLifecycleEvents/handler.ts`,
       eventBusName: `user-management-${config.stage}`,
       usersTable: this.tables.users,
       deletionsTable: this.tables.deletions,
       recoveryPeriodDays: config.recoveryPeriodDays,
-      environment: {
-        POWERTOOLS_SERVICE_NAME: 'user-management',
-        POWERTOOLS_LOG_LEVEL: config.logLevel,
-        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(config.stage),
-      },
+      environment: observability,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
       ...(alarmTopic && { alarmTopic }),

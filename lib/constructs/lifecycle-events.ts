@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -11,6 +10,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PROFILE_SK, USERS_TABLE } from '../../functions/shared/table-layout';
 import { HandlerFunction } from './handler-function';
+import { notifying } from './monitoring';
 
 export interface LifecycleEventsProps {
   /** Path of the stream consumer's handler module. */
@@ -142,10 +142,6 @@ export class LifecycleEvents extends Construct {
   }
 
   private addAlarm(alarm: Alarm, topic: ITopic | undefined): void {
-    if (topic) {
-      alarm.addAlarmAction(new SnsAction(topic));
-      alarm.addOkAction(new SnsAction(topic));
-    }
-    this.alarms.push(alarm);
+    this.alarms.push(notifying(alarm, topic));
   }
 }

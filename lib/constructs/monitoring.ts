@@ -249,10 +249,15 @@ export class Monitoring extends Construct {
   }
 
   private addAlarm(alarm: Alarm, topic: ITopic | undefined): void {
-    if (topic) {
-      alarm.addAlarmAction(new SnsAction(topic));
-      alarm.addOkAction(new SnsAction(topic));
-    }
-    this.alarms.push(alarm);
+    this.alarms.push(notifying(alarm, topic));
   }
+}
+
+/** The alarm, sending its ALARM and OK transitions to `topic` when there is one. */
+export function notifying(alarm: Alarm, topic: ITopic | undefined): Alarm {
+  if (topic) {
+    alarm.addAlarmAction(new SnsAction(topic));
+    alarm.addOkAction(new SnsAction(topic));
+  }
+  return alarm;
 }
