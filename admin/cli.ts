@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { readPasswordPolicy } from '../functions/shared/config';
 import { createDocumentClient } from '../functions/shared/dynamodb';
-import { LOCAL_TABLES, localEngine } from '../functions/shared/local-engine';
+import { adminEndpoint, LOCAL_TABLES } from '../functions/shared/local-engine';
 import { createRepository } from '../functions/shared/repository';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
@@ -42,9 +42,7 @@ async function main(): Promise<void> {
 
   const usersTableName = values['users-table'] ?? process.env.USERS_TABLE_NAME;
   const ownersTableName = values['owners-table'] ?? process.env.OWNERS_TABLE_NAME;
-  const local = Boolean(process.env.DYNAMODB_ENDPOINT || process.env.DYNAMODB_PORT);
-  const againstAws = usersTableName !== undefined && ownersTableName !== undefined && !local;
-  const endpoint = againstAws ? undefined : localEngine().endpoint;
+  const endpoint = adminEndpoint(usersTableName !== undefined && ownersTableName !== undefined);
 
   const repository = createRepository(createDocumentClient({ endpoint }), {
     usersTableName: usersTableName ?? LOCAL_TABLES.usersTableName,

@@ -4,15 +4,15 @@
  * deletion ledger says were deleted at or after the restore point. Prints one line of JSON.
  *
  * `--users-table` is the restored table. The ledger is the live stage's (`DeletionsTableName`
- * output; `--deletions-table` or DELETIONS_TABLE_NAME). Locally (DYNAMODB_ENDPOINT, default
- * http://127.0.0.1:8000) the ledger defaults to `deletions`. Safe to run twice.
+ * output; `--deletions-table` or DELETIONS_TABLE_NAME). Locally (the engine `npm start` uses:
+ * DYNAMODB_ENDPOINT, else DYNAMODB_PORT, else port 8000) the ledger defaults to `deletions`. Safe to run twice.
  */
 
 import { parseArgs } from 'node:util';
 import { readRecoveryPeriodDays } from '../functions/shared/config';
 import { reapplyDeletions } from '../functions/shared/deletions';
 import { createDocumentClient } from '../functions/shared/dynamodb';
-import { LOCAL_TABLES } from '../functions/shared/local-engine';
+import { adminEndpoint, LOCAL_TABLES } from '../functions/shared/local-engine';
 import { createCollectionEraser, createDeletionLedger } from '../functions/shared/repository';
 import { UsageError } from './key-commands';
 
@@ -43,8 +43,7 @@ export async function reapplyDeletionsCommand(args: string[]): Promise<string> {
   if (!/^\d{4}-\d{2}-\d{2}T/.test(since) || Number.isNaN(at)) throw new UsageError(`--since must be an ISO 8601 time, got "${since}"`);
 
   const deletionsTable = values['deletions-table'] ?? process.env.DELETIONS_TABLE_NAME;
-  const againstAws = deletionsTable !== undefined && !process.env.DYNAMODB_ENDPOINT;
-  const db = createDocumentClient({ endpoint: againstAws ? undefined : (process.env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000') });
+  const db = createDocumentClient({ endpoint: adminEndpoint(deletionsTable !== undefined) });
   try {
     const ledger = createDeletionLedger(db, deletionsTable ?? LOCAL_TABLES.deletionsTableName, { retentionDays: readRecoveryPeriodDays() });
     const outcome = await reapplyDeletions(ledger, createCollectionEraser(db, usersTable), new Date(at).toISOString());

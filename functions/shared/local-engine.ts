@@ -57,3 +57,13 @@ export function localEngine(env: Env = process.env): { endpoint: string; port: n
   const port = portFromEnv('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT, env);
   return { endpoint: `http://127.0.0.1:${port}`, port, external: false };
 }
+
+/**
+ * The endpoint the admin CLI talks to: undefined (the AWS SDK's own, for the caller's region) when
+ * the command names a deployed stage's tables and neither DYNAMODB_ENDPOINT nor DYNAMODB_PORT is
+ * set; otherwise the local engine, found as `npm start` finds it.
+ */
+export function adminEndpoint(deployedTablesNamed: boolean, env: Env = process.env): string | undefined {
+  const local = Boolean(env.DYNAMODB_ENDPOINT || env.DYNAMODB_PORT);
+  return deployedTablesNamed && !local ? undefined : localEngine(env).endpoint;
+}
