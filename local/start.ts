@@ -32,9 +32,7 @@ async function main(): Promise<void> {
   // Both read and checked before anything starts.
   const port = portFromEnv('PORT', DEFAULT_PORT);
   const engine = localEngine();
-  if (await portInUse(port)) {
-    throw new Error(`PORT ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to a free port.`);
-  }
+  if (await portInUse(port)) throw portTaken(port);
 
   if (engine.external) {
     console.error(`Using the DynamoDB at ${engine.endpoint} (DYNAMODB_ENDPOINT); npm start neither started it nor stops it.`);
@@ -71,8 +69,9 @@ async function main(): Promise<void> {
     throw new Error(`DynamoDB at ${engine.endpoint} did not accept the tables: ${(error as Error).message || (error as Error).name}`);
   }
   // Before anything writes, so the development owner's UserCreated is delivered too.
-  running.events = await startLocalEventDelivery(engine.endpoint);
-  console.error(`Lifecycle events to ${process.env.EVENTS_FILE || '.data/events.jsonl'}`);
+  const events = await startLocalEventDelivery(engine.endpoint);
+  running.events = events;
+  console.error(`Lifecycle events to ${events.eventsFile}`);
 
   // Imported only now: the handlers read their configuration when they load.
   const { dependencies } = await import('../functions/shared/pipeline');
@@ -91,18 +90,16 @@ async function main(): Promise<void> {
   const server = createLocalServer();
   running.server = server;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`PORT ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to a free port.`)
-          : error,
-      ),
-    );
+    server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? portTaken(port) : error));
     server.listen(port, '127.0.0.1', resolve);
   });
   server.on('error', (error) => fail(error));
   console.log(`Listening on http://127.0.0.1:${port}${API_PREFIX}`);
 }
+
+/** The API's port is taken: checked before anything starts, and again (a race) when the server binds. */
+const portTaken = (port: number) =>
+  new Error(`PORT ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to a free port.`);
 
 /** Stops the server and DynamoDB Local (waiting for it to exit), then exits with `code`. */
 async function stop(code: number): Promise<never> {
