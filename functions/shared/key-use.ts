@@ -4,9 +4,11 @@
  */
 
 import { logger } from './logger';
+import { ExpiringLruCache } from './lru-cache';
 import { type ApiKeyRecord, hourOf, type OwnerStore } from './owners';
 
 const MAX_REMEMBERED_KEYS = 1_000;
+const HOUR_MS = 3_600_000;
 
 /**
  * Returns the hook the key step calls for each accepted request. It remembers, per key, the
@@ -22,12 +24,12 @@ const MAX_REMEMBERED_KEYS = 1_000;
  * completes on the next invocation or is lost, which the hour's granularity tolerates.
  */
 export function keyUseRecorder(store: Pick<OwnerStore, 'recordKeyUse'>): (key: ApiKeyRecord, now: number) => void {
-  const sent = new Map<string, string>();
+  // By digest, the hour sent; an entry is of no use after an hour, and the least recently used goes first.
+  const sent = new ExpiringLruCache<string>(MAX_REMEMBERED_KEYS, HOUR_MS);
   return (key, now) => {
     const hour = hourOf(now);
-    if ((sent.get(key.digest) ?? '') >= hour || (key.lastUsedAt ?? '') >= hour) return;
-    if (!sent.has(key.digest) && sent.size >= MAX_REMEMBERED_KEYS) sent.delete(sent.keys().next().value!);
-    sent.set(key.digest, hour);
+    if ((sent.get(key.digest, now) ?? '') >= hour || (key.lastUsedAt ?? '') >= hour) return;
+    sent.set(key.digest, hour, now);
     store.recordKeyUse(key.digest, hour).catch((error: unknown) => {
       // By name only: a storage error's text may quote the request.
       logger.warn('Recording the key use failed', { key_id: key.keyId, error: error instanceof Error ? error.name : 'unknown' });
