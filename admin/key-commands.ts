@@ -6,7 +6,7 @@
 import type { PasswordPolicy } from '../functions/shared/config';
 import { validators } from '../functions/shared/generated/validators';
 import * as owners from '../functions/shared/owners';
-import type { OperationName } from '../functions/shared/schemas';
+import { OPERATIONS, type OperationName } from '../functions/shared/schemas';
 
 /** A command line the CLI cannot run as given: exit status 2, the message on stderr. */
 export class UsageError extends Error {
@@ -105,8 +105,8 @@ function parseScope(options: KeyOptionValues, now: number): owners.KeyScope {
 function parseOperations(text: string): OperationName[] {
   const names = text.split(',').map((name) => name.trim());
   for (const name of names) {
-    if (!owners.KEY_OPERATIONS.includes(name as OperationName)) {
-      throw new UsageError(`Unknown operation ${JSON.stringify(name)} in --operations; operations are ${owners.KEY_OPERATIONS.join(',')}`);
+    if (!OPERATIONS.includes(name as OperationName)) {
+      throw new UsageError(`Unknown operation ${JSON.stringify(name)} in --operations; operations are ${OPERATIONS.join(',')}`);
     }
   }
   return names as OperationName[];

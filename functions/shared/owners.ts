@@ -28,9 +28,6 @@ export interface ApiKeyRecord extends KeyScope {
   readonly lastUsedAt?: string;
 }
 
-/** Every operation a key can be limited to, in the API's order. */
-export const KEY_OPERATIONS = OPERATIONS;
-
 /**
  * Whether a key may call this operation at this instant (ms since the epoch): the operation is in
  * its list, and its expiry, if any, is still ahead. An unreadable stored expiry refuses (NaN).
@@ -99,8 +96,8 @@ export interface IssuedKey {
 function checkScope(scope: KeyScope, now: number): KeyScope {
   const { operations, expiresAt } = scope;
   if (operations) {
-    const unknown = operations.find((operation) => !KEY_OPERATIONS.includes(operation));
-    if (unknown !== undefined) throw new Error(`Unknown operation ${unknown}; operations are ${KEY_OPERATIONS.join(', ')}`);
+    const unknown = operations.find((operation) => !OPERATIONS.includes(operation));
+    if (unknown !== undefined) throw new Error(`Unknown operation ${unknown}; operations are ${OPERATIONS.join(', ')}`);
     if (operations.length === 0) throw new Error('A key needs at least one operation');
   }
   if (expiresAt !== undefined) {
@@ -110,7 +107,7 @@ function checkScope(scope: KeyScope, now: number): KeyScope {
   }
   return {
     // Stored in the API's order, once each; no list at all means every operation.
-    ...(operations && { operations: KEY_OPERATIONS.filter((operation) => operations.includes(operation)) }),
+    ...(operations && { operations: OPERATIONS.filter((operation) => operations.includes(operation)) }),
     ...(expiresAt !== undefined && { expiresAt: new Date(Date.parse(expiresAt)).toISOString() }),
   };
 }
@@ -119,7 +116,7 @@ const issued = (ownerEmail: string, keyId: string, apiKey: string, scope: KeySco
   owner_email: ownerEmail,
   key_id: keyId,
   api_key: apiKey,
-  operations: scope.operations ?? KEY_OPERATIONS,
+  operations: scope.operations ?? OPERATIONS,
   expires_at: scope.expiresAt ?? null,
 });
 
@@ -192,7 +189,7 @@ export async function listKeys(store: OwnerStore, email: string): Promise<Listed
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId))
     .map((key) => ({
       key_id: key.keyId,
-      operations: key.operations ?? KEY_OPERATIONS,
+      operations: key.operations ?? OPERATIONS,
       created_at: key.createdAt,
       expires_at: key.expiresAt ?? null,
       revoked_at: key.revokedAt ?? null,

@@ -1,19 +1,20 @@
 /** A key's operations and expiry, and the hour last_used_at records: pure rules of owners.ts. */
 
 import { describe, expect, it } from '@jest/globals';
-import { hourOf, KEY_OPERATIONS, keyPermits } from '../../functions/shared/owners';
+import { hourOf, keyPermits } from '../../functions/shared/owners';
+import { OPERATIONS } from '../../functions/shared/schemas';
 
 describe('keyPermits', () => {
   const at = Date.parse('2026-06-15T12:00:00.000Z');
 
   it('a key without a list or an expiry may call every operation, at any time', () => {
-    for (const operation of KEY_OPERATIONS) expect(keyPermits({}, operation, at)).toBe(true);
+    for (const operation of OPERATIONS) expect(keyPermits({}, operation, at)).toBe(true);
     expect(keyPermits({}, 'deleteUser', Date.parse('2999-01-01T00:00:00Z'))).toBe(true);
   });
 
   it('a key with a list may call only what is in it', () => {
     const key = { operations: ['createUser', 'resetUserPassword'] as const };
-    expect(KEY_OPERATIONS.map((operation) => [operation, keyPermits(key, operation, at)])).toEqual([
+    expect(OPERATIONS.map((operation) => [operation, keyPermits(key, operation, at)])).toEqual([
       ['createUser', true],
       ['resetUserPassword', true],
       ['deleteUser', false],

@@ -3,9 +3,14 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MESSAGES } from '../messages';
 import { FAILED_OUTCOME, metrics, REQUESTS_METRIC } from '../metrics';
+import type { OperationName } from '../schemas';
 
 /** What a successful request of each operation did. */
-export const SUCCESS_OUTCOMES = { createUser: 'created', resetUserPassword: 'reset', deleteUser: 'deleted' } as const;
+export const SUCCESS_OUTCOMES: Readonly<Record<OperationName, string>> = {
+  createUser: 'created',
+  resetUserPassword: 'reset',
+  deleteUser: 'deleted',
+};
 
 /** The contract's messages by text, so a refusal's reason is a fixed name (`refused:userExists`). */
 const REASONS = new Map<string, string>(Object.entries(MESSAGES).map(([reason, message]) => [message, reason]));
@@ -14,7 +19,7 @@ const REASONS = new Map<string, string>(Object.entries(MESSAGES).map(([reason, m
  * The outcome of a request: the operation's success word, `refused:<reason>` (the contract message's
  * name; `invalidRequest` for the messages that name a field or the password policy) or `failed`.
  */
-export function outcomeOf(operation: keyof typeof SUCCESS_OUTCOMES, response: APIGatewayProxyResult | undefined | null): string {
+export function outcomeOf(operation: OperationName, response: APIGatewayProxyResult | undefined | null): string {
   const status = response?.statusCode ?? 500;
   if (status < 400) return SUCCESS_OUTCOMES[operation];
   if (status >= 500) return FAILED_OUTCOME;
@@ -32,7 +37,7 @@ export function outcomeOf(operation: keyof typeof SUCCESS_OUTCOMES, response: AP
  * Counts every request once, after the error shaping has answered it, with the dimensions
  * `operation` and `outcome` only. The Powertools middleware registered before it flushes the line.
  */
-export function requestMetrics(operation: keyof typeof SUCCESS_OUTCOMES): MiddlewareObj<unknown, APIGatewayProxyResult> {
+export function requestMetrics(operation: OperationName): MiddlewareObj<unknown, APIGatewayProxyResult> {
   const count = (request: { response: APIGatewayProxyResult | undefined | null }) => {
     metrics.addDimension('operation', operation);
     metrics.addDimension('outcome', outcomeOf(operation, request.response));
