@@ -12,6 +12,7 @@ import { MESSAGES } from '../../functions/shared/messages';
 import { apiKeyAuth } from '../../functions/shared/middleware/api-key-auth';
 import { issueKey, revokeKey } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
+import { fakeDateOnly } from '../support/clock';
 import { observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
@@ -83,20 +84,7 @@ describe('revocation', () => {
     await revokeKey(repository, key_id);
 
     // Only Date is faked: the cache's expiry reads Date.now(), everything else runs for real.
-    jest.useFakeTimers({
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
-    });
+    fakeDateOnly();
     const revokedAt = Date.now();
     expect(await call()).toEqual([404, { message: MESSAGES.userNotFound }]);
     jest.setSystemTime(revokedAt + config.apiKeyCacheTtlMs - 1_000);

@@ -11,6 +11,7 @@ import { MESSAGES } from '../../functions/shared/messages';
 import { apiKeyAuth } from '../../functions/shared/middleware/api-key-auth';
 import { issueKey, revokeKey } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
+import { fakeDateOnly } from '../support/clock';
 import { observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
@@ -85,20 +86,7 @@ describe('an unknown, well-formed key', () => {
       const r = await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
       return [r.status, r.body];
     };
-    jest.useFakeTimers({
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
-    });
+    fakeDateOnly();
     const start = Date.now();
     expect((await dynamoCalls(async () => void expect(await call()).toEqual(unauthorized))).getItems).toBe(1);
     jest.setSystemTime(start + config.apiKeyCacheTtlMs - 1_000);

@@ -13,6 +13,7 @@ import { MESSAGES } from '../../functions/shared/messages';
 import { hourOf, issueKey, type KeyScope } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
 import { apiKeyKey, userKey } from '../../functions/shared/table-layout';
+import { fakeDateOnly } from '../support/clock';
 import { injectFault, observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
@@ -35,25 +36,6 @@ const unauthorized = [401, { message: MESSAGES.unauthorized }];
 const HOUR = 3_600_000;
 // Shared cores: a test of a few hundred requests may take seconds.
 jest.setTimeout(30_000);
-
-/** Fakes Date only: the key cache, expiry and last-use hour read Date.now(); I/O and timers run for real. */
-const fakeDate = (at: number) => {
-  jest.useFakeTimers({
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-    now: at,
-  });
-};
 
 async function keyFor(scope: KeyScope = {}, of: TestOwner = owner) {
   const issued = await issueKey(repository, of.ownerEmail, scope);
@@ -151,7 +133,7 @@ describe('expiry', () => {
     const expiresAt = now + 10 * 60_000;
     const { api, expires_at } = await keyFor({ expiresAt: new Date(expiresAt).toISOString() });
     expect(expires_at).toBe(new Date(expiresAt).toISOString());
-    fakeDate(expiresAt - 1_000);
+    fakeDateOnly(expiresAt - 1_000);
     expect((await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') })).status).toBe(404);
 
     // Within the cache's TTL of that lookup, and past the key's expiry.
@@ -267,7 +249,7 @@ describe('last_used_at', () => {
     const hour0 = Math.floor(Date.now() / HOUR) * HOUR;
     const observer = observeRequests(client);
     try {
-      fakeDate(hour0 + 5 * 60_000);
+      fakeDateOnly(hour0 + 5 * 60_000);
       expect((await api('/v1/createUser', { user_email: email })).status).toBe(200);
       for (let i = 0; i < 99; i++) {
         const response =

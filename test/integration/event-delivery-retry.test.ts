@@ -3,31 +3,19 @@
  * and the events delivered in order once the sink works again.
  */
 
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { LOCAL_TABLES } from '../../functions/shared/local-engine';
 import { createOwner } from '../../functions/shared/owners';
 import { dependencies } from '../../functions/shared/pipeline';
 import { createUser } from '../../functions/shared/users';
-import { startEventDelivery } from '../../local/event-delivery';
-import { readEvents, waitFor } from '../support/lifecycle-events';
+import { readEvents, startTestDelivery, waitFor } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
 
 describe('local event delivery', () => {
   it('reports a failing sink once, then delivers from the first undelivered record', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'events-retry-')), 'events.jsonl');
     const errors: string[] = [];
-    const delivery = await startEventDelivery({
-      endpoint: process.env.DYNAMODB_ENDPOINT!,
-      usersTableName: LOCAL_TABLES.usersTableName,
-      deletionsTableName: LOCAL_TABLES.deletionsTableName,
-      eventsFile: file,
-      recoveryPeriodDays: 35,
-      intervalMs: 100,
-      onError: (message) => errors.push(message),
-    });
+    const delivery = await startTestDelivery({ intervalMs: 100, onError: (message) => errors.push(message) });
+    const { file } = delivery;
     try {
       // A directory where the file should be: every append fails.
       mkdirSync(file);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LifecycleEvent } from '../../functions/shared/lifecycle-events';
 import { LOCAL_TABLES } from '../../functions/shared/local-engine';
-import { type EventDelivery, startEventDelivery } from '../../local/event-delivery';
+import { type EventDelivery, type EventDeliveryOptions, startEventDelivery } from '../../local/event-delivery';
 
 /** Every event in an events file, in order. */
 export const readEvents = (file: string): LifecycleEvent[] =>
@@ -16,8 +16,13 @@ export const readEvents = (file: string): LifecycleEvent[] =>
         .map((line) => JSON.parse(line) as LifecycleEvent)
     : [];
 
-/** The delivery `npm start` runs, started against the test's DynamoDB Local, writing to a file of its own. */
-export async function startTestDelivery(): Promise<EventDelivery & { file: string; events: () => LifecycleEvent[] }> {
+/**
+ * The delivery `npm start` runs, started against the test's DynamoDB Local, writing to a file of
+ * its own; `options` changes the polling interval or listens to its failures.
+ */
+export async function startTestDelivery(
+  options: Pick<EventDeliveryOptions, 'intervalMs' | 'onError'> = {},
+): Promise<EventDelivery & { file: string; events: () => LifecycleEvent[] }> {
   const file = join(mkdtempSync(join(tmpdir(), 'events-')), 'events.jsonl');
   const delivery = await startEventDelivery({
     endpoint: process.env.DYNAMODB_ENDPOINT!,
@@ -25,6 +30,7 @@ export async function startTestDelivery(): Promise<EventDelivery & { file: strin
     deletionsTableName: LOCAL_TABLES.deletionsTableName,
     eventsFile: file,
     recoveryPeriodDays: 35,
+    ...options,
   });
   return { ...delivery, file, events: () => readEvents(file) };
 }
