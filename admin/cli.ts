@@ -12,10 +12,10 @@
  */
 
 import { parseArgs } from 'node:util';
-import { readPasswordPolicy } from '../functions/shared/config';
-import { createDocumentClient } from '../functions/shared/dynamodb';
-import { adminEndpoint, LOCAL_TABLES } from '../functions/shared/local-engine';
-import { createRepository } from '../functions/shared/repository';
+import { readPasswordPolicy } from '#platform/config';
+import { createDocumentClient } from '#store/client';
+import { createOwnersStore } from '#store/owners-store';
+import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 
@@ -44,12 +44,12 @@ async function main(): Promise<void> {
   const ownersTableName = values['owners-table'] ?? process.env.OWNERS_TABLE_NAME;
   const endpoint = adminEndpoint(usersTableName !== undefined && ownersTableName !== undefined);
 
-  const repository = createRepository(createDocumentClient({ endpoint }), {
+  const owners = createOwnersStore(createDocumentClient({ endpoint }), {
     usersTableName: usersTableName ?? LOCAL_TABLES.usersTableName,
     ownersTableName: ownersTableName ?? LOCAL_TABLES.ownersTableName,
   });
 
-  print(await runKeyCommand(repository, command, readPasswordPolicy));
+  print(await runKeyCommand(owners, command, readPasswordPolicy));
 }
 
 function parseCommandLine() {

@@ -3,10 +3,10 @@
  * full, before anything is read or written; the work itself is the domain's (owners.ts).
  */
 
-import type { PasswordPolicy } from '../functions/shared/config';
-import { validators } from '../functions/shared/generated/validators';
-import * as owners from '../functions/shared/owners';
-import { OPERATIONS, type OperationName } from '../functions/shared/schemas';
+import { validators } from '#contract/generated/validators';
+import { OPERATIONS, type OperationName } from '#contract/operations';
+import * as owners from '#domain/owners';
+import type { PasswordPolicy } from '#platform/config';
 
 /** A command line the CLI cannot run as given: exit status 2, the message on stderr. */
 export class UsageError extends Error {

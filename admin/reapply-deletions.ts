@@ -9,11 +9,11 @@
  */
 
 import { parseArgs } from 'node:util';
-import { readRecoveryPeriodDays } from '../functions/shared/config';
-import { reapplyDeletions } from '../functions/shared/deletions';
-import { createDocumentClient } from '../functions/shared/dynamodb';
-import { adminEndpoint, LOCAL_TABLES } from '../functions/shared/local-engine';
-import { createCollectionEraser, createDeletionLedger } from '../functions/shared/repository';
+import { reapplyDeletions } from '#domain/deletions';
+import { readRecoveryPeriodDays } from '#platform/config';
+import { createDocumentClient } from '#store/client';
+import { createCollectionEraser, createDeletionLedger } from '#store/deletion-ledger';
+import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
 import { UsageError } from './key-commands';
 
 export const REAPPLY_USAGE =

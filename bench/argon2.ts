@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import * as nodeRs from '@node-rs/argon2';
 import argon2 from 'argon2';
-import { ARGON2_OPTIONS } from '../functions/shared/passwords';
+import { ARGON2_OPTIONS } from '#domain/passwords';
 import { median, round, timeEach } from './stats';
 
 export type Binding = 'argon2' | '@node-rs/argon2';

@@ -13,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../functions/shared/dynamodb';
-import { PROFILE_SK, userKey, userPk } from '../functions/shared/table-layout';
+import { createDocumentClient } from '#store/client';
+import { PROFILE_SK, userKey, userPk } from '#store/table-layout';
 import { CHOSEN, hashOnce } from './argon2';
 import { median, round } from './stats';
 

@@ -7,14 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { MESSAGES } from '#contract/messages';
+import { issueKey } from '#domain/owners';
+import { type ApiHandler, operation } from '#http/pipeline';
+import { jsonResponse } from '#http/responses';
+import { processStores } from '#store/stores';
+import { userPk } from '#store/table-layout';
 import { handler as createUserHandler } from '../functions/createUser/handler';
 import { handler as deleteUserHandler } from '../functions/deleteUser/handler';
 import { handler as resetUserPasswordHandler } from '../functions/resetUserPassword/handler';
-import { MESSAGES } from '../functions/shared/messages';
-import { issueKey } from '../functions/shared/owners';
-import { type ApiHandler, dependencies, operation } from '../functions/shared/pipeline';
-import { jsonResponse } from '../functions/shared/responses';
-import { userPk } from '../functions/shared/table-layout';
 import { lambdaContext as baseLambdaContext, proxyEvent } from '../local/lambda-runtime';
 import { median, round } from './stats';
 
@@ -40,10 +41,12 @@ export const apiEvent = (operationName: string, apiKey: string, body: object): A
 
 export const lambdaContext = (): Context => baseLambdaContext('bench');
 
+const { stores } = processStores();
+
 /** Counts DynamoDB round trips (retries included: the deserialize step runs once per attempt), by command. */
 export function installCallCounter() {
   const counts = new Map<string, number>();
-  dependencies.client.middlewareStack.add(
+  stores.client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = context.commandName ?? 'unknown';
       counts.set(name, (counts.get(name) ?? 0) + 1);
@@ -95,7 +98,7 @@ export async function pipelineOverhead(apiKey: string, runs = 4_000): Promise<Re
   const result = {} as Record<Operation, number>;
   for (const name of Object.keys(bodies) as Operation[]) {
     const noop = async () => jsonResponse(200, { message: MESSAGES.passwordReset });
-    const wrapped = operation({ name, failureMessage: MESSAGES.createFailed, run: noop });
+    const wrapped = operation({ name, run: noop });
     const piped: number[] = [];
     const bare: number[] = [];
     for (let i = -runs / 4; i < runs; i++) {
@@ -136,7 +139,7 @@ export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, o
   const cold = {} as Record<Operation, { total: number; byCommand: Record<string, number> }>;
   const coldUser = email('cold');
   for (const name of ['createUser', 'resetUserPassword', 'deleteUser'] as const) {
-    const { api_key: freshKey } = await issueKey(dependencies.repository, ownerEmail);
+    const { api_key: freshKey } = await issueKey(stores.owners, ownerEmail);
     const body =
       name === 'createUser'
         ? { user_email: coldUser, user_password: 'correct horse battery staple' }
@@ -165,7 +168,8 @@ export async function deleteScaling(
   reps = 3,
 ): Promise<DeleteScalingRow[]> {
   const rows: DeleteScalingRow[] = [];
-  const { client, config } = dependencies;
+  const { config } = processStores();
+  const { client } = stores;
   for (const items of sizes) {
     const times: number[] = [];
     let calls = 0;

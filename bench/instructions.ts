@@ -23,26 +23,24 @@ const [mode = 'put', countArg = '20'] = process.argv.slice(2);
 const count = Number(countArg);
 const WARM_UP = 20;
 
-const { dependencies } = await import('../functions/shared/pipeline');
-const { createOwner } = await import('../functions/shared/owners');
+const { processStores } = await import('#store/stores');
+
+const { config, stores } = processStores();
+const { createOwner } = await import('#domain/owners');
 const { apiEvent, handlerFor, lambdaContext } = await import('./in-process');
 
 let once: () => Promise<boolean>;
 if (mode === 'put') {
-  const table = dependencies.config.usersTableName;
+  const table = config.usersTableName;
   let i = 0;
   once = async () => {
-    await dependencies.client.send(
+    await stores.client.send(
       new PutCommand({ TableName: table, Item: { pk: `INSTR#${i++}`, sk: 'PROFILE', user_email: 'jane@example.com', flag: false } }),
     );
     return true;
   };
 } else if (mode === 'delete') {
-  const owner = await createOwner(
-    dependencies.repository,
-    `instr-${randomUUID().slice(0, 8)}@example.com`,
-    dependencies.config.passwordPolicy,
-  );
+  const owner = await createOwner(stores.owners, `instr-${randomUUID().slice(0, 8)}@example.com`, config.passwordPolicy);
   const handler = handlerFor('deleteUser');
   once = async () => {
     const event = apiEvent('deleteUser', owner.api_key, { user_email: 'nobody@example.com' });

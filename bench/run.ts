@@ -12,7 +12,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { userKey } from '../functions/shared/table-layout';
+import { userKey } from '#store/table-layout';
 import { ensureTables, startDynamoDbLocal } from '../local/dynamodb-local';
 import { freePort } from '../local/free-port';
 import { CHOSEN, hashesPerSecond, measureArgon2 } from './argon2';
@@ -81,15 +81,12 @@ async function main() {
     await ensureTables(dynamodb.endpoint, TABLES);
 
     // The handlers read their configuration when they load.
-    const { dependencies } = await import('../functions/shared/pipeline');
-    const { createOwner } = await import('../functions/shared/owners');
+    const { processStores } = await import('#store/stores');
+    const { config, stores } = processStores();
+    const { createOwner } = await import('#domain/owners');
     const inProcess = await import('./in-process');
-    const owner = await createOwner(
-      dependencies.repository,
-      `bench-owner-${randomUUID().slice(0, 8)}@example.com`,
-      dependencies.config.passwordPolicy,
-    );
-    const ownerRecord = (await dependencies.repository.findOwner(owner.owner_email))!;
+    const owner = await createOwner(stores.owners, `bench-owner-${randomUUID().slice(0, 8)}@example.com`, config.passwordPolicy);
+    const ownerRecord = (await stores.owners.findOwner(owner.owner_email))!;
 
     progress('HTTP: the local server in its own process');
     server = fork(join(ROOT, 'bench', 'server.ts'), [], {
@@ -249,7 +246,7 @@ async function main() {
       3_000,
     );
     // Deletes are cheap: give them a pool of users written straight to the table.
-    const deletePool = await seedUsers(dependencies.client, ownerRecord.ownerId, 4_000);
+    const deletePool = await seedUsers(stores.client, ownerRecord.ownerId, 4_000);
     const deleteSat = await load(
       '/v1/deleteUser',
       concurrency,
@@ -492,7 +489,7 @@ function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
   return rows;
 }
 
-async function seedUsers(client: import('../functions/shared/dynamodb').DocumentClient, ownerId: string, count: number): Promise<string[]> {
+async function seedUsers(client: import('#store/client').DocumentClient, ownerId: string, count: number): Promise<string[]> {
   const emails = Array.from({ length: count }, () => `d-${randomUUID().slice(0, 13)}@example.com`);
   const at = new Date().toISOString();
   const puts = emails.map((email) => ({

@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { DEFAULT_PASSWORD_POLICY, parseInteger, RECOVERY_PERIOD_DAYS } from '../functions/shared/config';
+import { DEFAULT_PASSWORD_POLICY, parseInteger, RECOVERY_PERIOD_DAYS } from '#platform/config';
 import { WAF_MAX_LIMIT, WAF_MIN_LIMIT, WAF_WINDOWS, type WafWindowSeconds } from './constructs/edge-protection';
 
 export const STAGES = ['dev', 'staging', 'prod'] as const;

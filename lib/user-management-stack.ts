@@ -2,53 +2,23 @@ import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { FUNCTION_TIMEOUT_SECONDS } from '../functions/shared/function-timeouts';
-import { metricsNamespace } from '../functions/shared/metrics';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
-import { OPERATIONS, type OperationName } from '../functions/shared/schemas';
-import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '../functions/shared/table-layout';
-import { API_VERSION_PATH, UserManagementApi } from './constructs/api';
+import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
+import { metricsNamespace } from '#platform/metrics';
+import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '#store/table-layout';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
+import { UserManagementApi } from './constructs/api';
 import { EdgeProtection } from './constructs/edge-protection';
-import { type DynamoDbAction, HandlerFunction } from './constructs/handler-function';
+import { HandlerFunction } from './constructs/handler-function';
 import { LifecycleEvents } from './constructs/lifecycle-events';
 import { Monitoring } from './constructs/monitoring';
 import { Tables } from './constructs/tables';
-import { readLambdaMemory } from './lambda-memory';
 import type { StageConfig } from './stage-config';
 
 const FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
 
-/** The three operations, in route order: the API's own list (functions/shared/schemas.ts). */
+/** The operations, in route order: the catalogue's (functions/shared/contract/operations.ts). */
 export { OPERATIONS };
 export type Operation = OperationName;
-
-interface OperationSettings {
-  readonly description: string;
-  /** DynamoDB actions on the users table, beyond the GetItem every operation needs. */
-  readonly usersActions: readonly DynamoDbAction[];
-  readonly memorySize: number;
-}
-
-// Memory is CPU on Lambda; each function's size is chosen by `npm run bench` (see lib/lambda-memory.ts).
-const MEMORY_MB = readLambdaMemory(OPERATIONS);
-
-const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
-  createUser: {
-    description: "Creates a user in the caller's white-label tool",
-    usersActions: ['PutItem'],
-    memorySize: MEMORY_MB.createUser,
-  },
-  resetUserPassword: {
-    description: "Sets a new password for a user of the caller's white-label tool",
-    usersActions: ['UpdateItem'],
-    memorySize: MEMORY_MB.resetUserPassword,
-  },
-  deleteUser: {
-    description: "Deletes a user and all associated data from the caller's white-label tool",
-    usersActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
-    memorySize: MEMORY_MB.deleteUser,
-  },
-};
 
 export interface UserManagementStackProps extends StackProps {
   readonly config: StageConfig;
@@ -95,14 +65,14 @@ export class UserManagementStack extends Stack {
 
     const functions = {} as Record<Operation, HandlerFunction>;
     for (const operation of OPERATIONS) {
-      const settings = OPERATION_SETTINGS[operation];
+      const entry = CATALOGUE[operation];
       const fn = new HandlerFunction(this, upperFirst(operation), {
         entry: `${FUNCTIONS_DIR}${operation}/handler.ts`,
-        description: `${settings.description} (${config.stage})`,
+        description: `${entry.summary} (${config.stage})`,
         environment,
-        memorySize: settings.memorySize,
-        // One definition, which the local server's Lambda context reads too.
-        timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS[operation]),
+        memorySize: entry.memoryMb,
+        // The catalogue's, which the local server's Lambda context reads too.
+        timeout: Duration.seconds(entry.timeoutSeconds),
         logRetention: config.logRetention,
         logRemovalPolicy: config.removalPolicy,
       });
@@ -110,7 +80,7 @@ export class UserManagementStack extends Stack {
       fn.allow(this.tables.owners, 'GetItem');
       // And records the key's last use, hourly: last_used_at and nothing else of the key's item.
       fn.allowUpdateOf(this.tables.owners, [OWNERS_TABLE.partitionKey.name], [KEY_LAST_USED_ATTRIBUTE]);
-      fn.allow(this.tables.users, 'GetItem', ...settings.usersActions);
+      fn.allow(this.tables.users, 'GetItem', ...entry.usersTableActions);
       // Idempotency-Key: claim (conditional put), record the response (update), drop the claim after a 500 (delete).
       fn.allow(this.tables.idempotency, 'PutItem', 'UpdateItem', 'DeleteItem');
       functions[operation] = fn;
@@ -135,7 +105,7 @@ export class UserManagementStack extends Stack {
       ? new EdgeProtection(this, 'Edge', {
           stage: this.api.api.deploymentStage,
           name: `user-management-${config.stage}`,
-          operationPaths: OPERATIONS.map((operation) => `/${API_VERSION_PATH}/${operation}`),
+          operationPaths: OPERATIONS.map(operationPath),
           windowSeconds: config.wafWindowSeconds,
           keyLimit: config.wafKeyLimit,
           ipLimit: config.wafIpLimit,

@@ -15,9 +15,9 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { localConnection } from '../functions/shared/dynamodb';
-import type { TableNames } from '../functions/shared/local-engine';
-import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../functions/shared/table-layout';
+import { localConnection } from '#store/client';
+import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '#store/table-layout';
+import type { TableNames } from './local-engine';
 
 const JAVA_HINT =
   'Debian/Ubuntu: `sudo apt-get install -y default-jre-headless`; macOS: `brew install openjdk`), or set DYNAMODB_ENDPOINT to a DynamoDB you already run.';

@@ -14,12 +14,12 @@ import {
   GetShardIteratorCommand,
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
-import { readRecoveryPeriodDays } from '../functions/shared/config';
-import { createDocumentClient, localConnection } from '../functions/shared/dynamodb';
-import { deliverChanges, type EventSink } from '../functions/shared/lifecycle-events';
-import { LOCAL_TABLES } from '../functions/shared/local-engine';
-import { createDeletionLedger } from '../functions/shared/repository';
+import { deliverChanges, type EventSink } from '#events/lifecycle-events';
+import { readRecoveryPeriodDays } from '#platform/config';
+import { createDocumentClient, localConnection } from '#store/client';
+import { createDeletionLedger } from '#store/deletion-ledger';
 import { localClient } from './dynamodb-local';
+import { LOCAL_TABLES } from './local-engine';
 
 /** Where events go unless EVENTS_FILE says otherwise. */
 export const DEFAULT_EVENTS_FILE = '.data/events.jsonl';

@@ -6,15 +6,14 @@
 
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { FUNCTION_TIMEOUT_SECONDS } from '../functions/shared/function-timeouts';
-import type { OperationName } from '../functions/shared/schemas';
+import { CATALOGUE, isOperationName } from '#contract/operations';
 
 /** The deployed timeout of the operation `functionName` names; the shortest one for any other name (tests, bench). */
 export const functionTimeoutMs = (functionName: string): number =>
   1000 *
-  (Object.hasOwn(FUNCTION_TIMEOUT_SECONDS, functionName)
-    ? FUNCTION_TIMEOUT_SECONDS[functionName as OperationName]
-    : Math.min(...Object.values(FUNCTION_TIMEOUT_SECONDS)));
+  (isOperationName(functionName)
+    ? CATALOGUE[functionName].timeoutSeconds
+    : Math.min(...Object.values(CATALOGUE).map((entry) => entry.timeoutSeconds)));
 
 export interface ProxyRequest {
   readonly path: string;

@@ -8,25 +8,29 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { MESSAGES } from '#contract/messages';
+import { API_VERSION, CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
+import type { ApiHandler as Handler } from '#http/pipeline';
+import { jsonResponse } from '#http/responses';
+import { processStores } from '#store/stores';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
 import { handler as createUser } from '../functions/createUser/handler';
 import { handler as deleteUser } from '../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../functions/resetUserPassword/handler';
-import { MESSAGES } from '../functions/shared/messages';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../functions/shared/openapi';
-import { dependencies, type ApiHandler as Handler } from '../functions/shared/pipeline';
-import { jsonResponse } from '../functions/shared/responses';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
 import { lambdaContext, proxyEvent } from './lambda-runtime';
 
 /** Path prefix of every operation; the endpoints are `{base_url}/v1/<operation>` (docs/api-contract.md). */
-export const API_PREFIX = '/v1';
+export const API_PREFIX = `/${API_VERSION}`;
 
-/** Each route's handler, and its failure message should the handler itself ever throw. */
-const ROUTES: Record<string, { handler: Handler; failureMessage: string }> = {
-  [`${API_PREFIX}/createUser`]: { handler: createUser, failureMessage: MESSAGES.createFailed },
-  [`${API_PREFIX}/resetUserPassword`]: { handler: resetUserPassword, failureMessage: MESSAGES.resetFailed },
-  [`${API_PREFIX}/deleteUser`]: { handler: deleteUser, failureMessage: MESSAGES.deleteFailed },
-};
+/** Each operation's handler: the functions the stack deploys, one per catalogue entry. */
+const HANDLERS: Record<OperationName, Handler> = { createUser, resetUserPassword, deleteUser };
+
+/** Each route's operation, by its catalogue path. */
+const ROUTES = new Map(OPERATIONS.map((operation) => [operationPath(operation), operation]));
+
+/** The paths the local server answers an operation on (the catalogue test holds them to the stack's). */
+export const LOCAL_OPERATION_PATHS: readonly string[] = [...ROUTES.keys()];
 
 /** API Gateway's own payload limit; the handlers enforce the contract's 16 KiB. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -35,17 +39,17 @@ const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export function createLocalServer(): Server {
   // The document for this process's password policy, naming the address the server answers on:
   // openapi.json byte for byte under the default policy on port 3000.
-  const pages = docsPages((baseUrl) => serializeOpenApiDocument(buildOpenApiDocument(dependencies.config.passwordPolicy, baseUrl)));
+  const pages = docsPages((baseUrl) => serializeOpenApiDocument(buildOpenApiDocument(processStores().config.passwordPolicy, baseUrl)));
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const page = pages.get(path);
     if (page) return servePage(req, res, page, servedBaseUrl(server, req));
-    const route = ROUTES[path];
-    if (!route) return send(res, json(404, MESSAGES.notFound));
+    const operation = ROUTES.get(path);
+    if (!operation) return send(res, json(404, MESSAGES.notFound));
     if (req.method !== 'POST') return send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'POST' }));
-    invoke(req, path, route.handler).then(
+    invoke(req, path, operation).then(
       (result) => send(res, result),
-      () => (res.headersSent ? res.destroy() : send(res, json(500, route.failureMessage))),
+      () => (res.headersSent ? res.destroy() : send(res, json(500, CATALOGUE[operation].failureMessage))),
     );
   });
   return server;
@@ -62,7 +66,7 @@ function servedBaseUrl(server: Server, req: IncomingMessage): string {
   return req.headers.host === `localhost:${port}` ? `http://localhost:${port}` : listening;
 }
 
-async function invoke(req: IncomingMessage, path: string, handler: Handler): Promise<APIGatewayProxyResult> {
+async function invoke(req: IncomingMessage, path: string, operation: OperationName): Promise<APIGatewayProxyResult> {
   const body = await readBody(req);
   if (body === undefined) return json(413, MESSAGES.bodyTooLarge);
   const event = proxyEvent({
@@ -74,7 +78,7 @@ async function invoke(req: IncomingMessage, path: string, handler: Handler): Pro
     protocol: `HTTP/${req.httpVersion}`,
   });
   // The operation's name: its deployed timeout sets the context's deadline.
-  return handler(event, lambdaContext(path.slice(API_PREFIX.length + 1)));
+  return HANDLERS[operation](event, lambdaContext(operation));
 }
 
 const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => [raw[2 * i]!, raw[2 * i + 1]!] as const);

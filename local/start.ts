@@ -9,10 +9,10 @@
 
 import type { ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
-import { LOCAL_TABLES, localEngine, portFromEnv } from '../functions/shared/local-engine';
 import { type DynamoDbLocal, ensureTables, launchDynamoDbLocal } from './dynamodb-local';
 import { type EventDelivery, startLocalEventDelivery } from './event-delivery';
 import { portInUse } from './free-port';
+import { LOCAL_TABLES, localEngine, portFromEnv } from './local-engine';
 
 const DEV_OWNER_EMAIL = 'dev-owner@example.com';
 const DATA_DIR = '.data/dynamodb';
@@ -74,15 +74,16 @@ async function main(): Promise<void> {
   console.error(`Lifecycle events to ${events.eventsFile}`);
 
   // Imported only now: the handlers read their configuration when they load.
-  const { dependencies } = await import('../functions/shared/pipeline');
-  const { createOwner } = await import('../functions/shared/owners');
+  const { processStores } = await import('#store/stores');
+  const { config, stores } = processStores();
+  const { createOwner } = await import('#domain/owners');
   const { createLocalServer, API_PREFIX } = await import('./server');
 
-  if (await dependencies.repository.findOwner(DEV_OWNER_EMAIL)) {
+  if (await stores.owners.findOwner(DEV_OWNER_EMAIL)) {
     console.error(`Development owner ${DEV_OWNER_EMAIL} exists; its key was printed when it was created.`);
     console.error(`Issue another with: npm run -s admin -- issue-key ${DEV_OWNER_EMAIL}`);
   } else {
-    const issued = await createOwner(dependencies.repository, DEV_OWNER_EMAIL, dependencies.config.passwordPolicy);
+    const issued = await createOwner(stores.owners, DEV_OWNER_EMAIL, config.passwordPolicy);
     console.log(`Created development owner ${issued.owner_email}. Its API key, shown this once:`);
     console.log(`  export API_KEY=${issued.api_key}`);
   }

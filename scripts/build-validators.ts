@@ -5,7 +5,7 @@
  */
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { buildValidatorsModule, VALIDATORS_PATH } from '../functions/shared/validator-codegen';
+import { buildValidatorsModule, VALIDATORS_PATH } from '../codegen/validators';
 
 const fresh = buildValidatorsModule();
 if (process.argv.includes('--check')) {

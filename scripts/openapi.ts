@@ -4,7 +4,7 @@
  */
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { buildOpenApiDocument, OPENAPI_PATH, serializeOpenApiDocument } from '../functions/shared/openapi';
+import { buildOpenApiDocument, OPENAPI_PATH, serializeOpenApiDocument } from '../codegen/openapi';
 
 function main(args: readonly string[]): void {
   const text = serializeOpenApiDocument(buildOpenApiDocument());

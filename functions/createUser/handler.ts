@@ -1,14 +1,13 @@
-import { ApiError } from '#shared/errors';
-import { MESSAGES } from '#shared/messages';
-import { operation } from '#shared/pipeline';
-import { jsonResponse } from '#shared/responses';
-import { type CreateUserInput, createUser } from '#shared/users';
+import { MESSAGES } from '#contract/messages';
+import { type CreateUserInput, createUser } from '#domain/users';
+import { ApiError } from '#http/errors';
+import { operation } from '#http/pipeline';
+import { jsonResponse } from '#http/responses';
 
 export const handler = operation<CreateUserInput>({
   name: 'createUser',
-  failureMessage: MESSAGES.createFailed,
-  run: async ({ body, owner, repository, config }) => {
-    const result = await createUser(repository, owner, body, config.passwordPolicy);
+  run: async ({ body, owner, stores, config }) => {
+    const result = await createUser(stores.users, owner, body, config.passwordPolicy);
     if (!result.created) throw new ApiError(409, MESSAGES.userExists);
     return jsonResponse(200, { user_email: result.user_email, user_password: result.user_password });
   },

@@ -1,10 +1,10 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { readEventDeliveryConfig } from '#shared/config';
-import { createDocumentClient } from '#shared/dynamodb';
-import { deliverChanges, type EventSink } from '#shared/lifecycle-events';
-import { logger } from '#shared/logger';
-import { createDeletionLedger } from '#shared/repository';
+import { deliverChanges, type EventSink } from '#events/lifecycle-events';
+import { readEventDeliveryConfig } from '#platform/config';
+import { logger } from '#platform/logger';
+import { createDocumentClient } from '#store/client';
+import { createDeletionLedger } from '#store/deletion-ledger';
 
 // Configuration is read and checked once, at cold start.
 const config = readEventDeliveryConfig();

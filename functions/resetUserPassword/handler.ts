@@ -1,14 +1,13 @@
-import { ApiError } from '#shared/errors';
-import { MESSAGES } from '#shared/messages';
-import { operation } from '#shared/pipeline';
-import { jsonResponse } from '#shared/responses';
-import { type ResetPasswordInput, resetUserPassword } from '#shared/users';
+import { MESSAGES } from '#contract/messages';
+import { type ResetPasswordInput, resetUserPassword } from '#domain/users';
+import { ApiError } from '#http/errors';
+import { operation } from '#http/pipeline';
+import { jsonResponse } from '#http/responses';
 
 export const handler = operation<ResetPasswordInput>({
   name: 'resetUserPassword',
-  failureMessage: MESSAGES.resetFailed,
-  run: async ({ body, owner, repository }) => {
-    const outcome = await resetUserPassword(repository, owner, body);
+  run: async ({ body, owner, stores }) => {
+    const outcome = await resetUserPassword(stores.users, owner, body);
     if (outcome === 'not_found') throw new ApiError(404, MESSAGES.userNotFound);
     if (outcome === 'white_label') throw new ApiError(403, MESSAGES.resetWhiteLabel);
     return jsonResponse(200, { message: MESSAGES.passwordReset });

@@ -13,9 +13,10 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { API_VERSION } from '#contract/operations';
 
-/** The API's version prefix: every route lives under it. */
-export const API_VERSION_PATH = 'v1';
+/** The API's version prefix (the catalogue's): every route lives under it. */
+export const API_VERSION_PATH = API_VERSION;
 
 /** Where each stage publishes its OpenAPI document: `{baseUrl}/openapi.json`. */
 export const OPENAPI_PATH_PART = 'openapi.json';

@@ -1,9 +1,9 @@
 import type { IStage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { API_KEY_PATTERN } from '../../functions/shared/api-keys';
-import { MESSAGES } from '../../functions/shared/messages';
-import { MAX_BODY_BYTES } from '../../functions/shared/middleware/parse-body';
+import { MESSAGES } from '#contract/messages';
+import { API_KEY_PATTERN } from '#domain/api-keys';
+import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
 
 /** The evaluation windows AWS WAF rate-based rules accept, in seconds. */
 export const WAF_WINDOWS = [60, 120, 300, 600] as const;

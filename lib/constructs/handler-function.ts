@@ -6,6 +6,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { DynamoDbAction } from '#contract/operations';
 
 /** The native password-hashing binding: installed into the asset, never bundled. */
 export const ARGON2_PACKAGE = '@node-rs/argon2';
@@ -23,8 +24,8 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
 /** Rewrites the bundle's source map paths relative to the project, so the asset hash ignores `cdk synth -o`. */
 const SOURCE_MAP_PATHS = fileURLToPath(new URL('../bundling/source-map-paths.mjs', import.meta.url));
 
-/** A DynamoDB action the functions may be granted; the union keeps `*` impossible to write. */
-export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';
+/** A DynamoDB action the functions may be granted (the catalogue's union keeps `*` impossible to write). */
+export type { DynamoDbAction };
 
 export interface HandlerFunctionProps {
   /** Path of the handler module (exports `handler`). */

@@ -8,7 +8,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { PROFILE_SK, USERS_TABLE } from '../../functions/shared/table-layout';
+import { PROFILE_SK, USERS_TABLE } from '#store/table-layout';
 import { HandlerFunction } from './handler-function';
 import { notifying } from './monitoring';
 

@@ -15,7 +15,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { FAILED_OUTCOME, REQUESTS_METRIC } from '../../functions/shared/metrics';
+import { FAILED_OUTCOME, REQUESTS_METRIC } from '#platform/metrics';
 
 export interface MonitoringProps {
   readonly api: RestApi;

@@ -7,18 +7,19 @@
 import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { ApiError } from '../../functions/shared/errors';
-import { MESSAGES } from '../../functions/shared/messages';
-import { apiKeyAuth } from '../../functions/shared/middleware/api-key-auth';
-import { issueKey, revokeKey } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
+import { MESSAGES } from '#contract/messages';
+import { issueKey, revokeKey } from '#domain/owners';
+import { ApiError } from '#http/errors';
+import { apiKeyAuth } from '#http/middleware/api-key-auth';
+import { processStores } from '#store/stores';
 import { fakeDateOnly } from '../support/clock';
 import { observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, type TestOwner } from './support/world';
 
-const { client, repository, config } = dependencies;
+const { config, stores } = processStores();
+const { client } = stores;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let owner: TestOwner;
 
@@ -33,7 +34,7 @@ afterAll(async () => server.close());
 
 const unauthorized = [401, { message: MESSAGES.unauthorized }];
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const newKey = () => issueKey(repository, owner.ownerEmail);
+const newKey = () => issueKey(stores.owners, owner.ownerEmail);
 
 /** Runs the API-key middleware alone on a request with this key: the owner it resolves, or the refusal. */
 async function authenticateWith(auth: ReturnType<typeof apiKeyAuth>, key: string): Promise<string> {
@@ -49,11 +50,11 @@ async function authenticateWith(auth: ReturnType<typeof apiKeyAuth>, key: string
 describe('revocation', () => {
   it('takes effect within the TTL of a cache built with a short TTL (real clock)', async () => {
     const TTL_MS = 400;
-    const auth = apiKeyAuth({ repository, ttlMs: TTL_MS, operation: 'deleteUser' });
+    const auth = apiKeyAuth({ owners: stores.owners, ttlMs: TTL_MS, operation: 'deleteUser' });
     const { api_key, key_id } = await newKey();
     expect(await authenticateWith(auth, api_key)).toBe(`accepted as ${owner.ownerId}`);
 
-    await revokeKey(repository, key_id);
+    await revokeKey(stores.owners, key_id);
     const revokedAt = performance.now();
     // Still trusted from the cache: the TTL, not the revocation, bounds this.
     expect(await authenticateWith(auth, api_key)).toBe(`accepted as ${owner.ownerId}`);
@@ -81,7 +82,7 @@ describe('revocation', () => {
       return [r.status, r.body];
     };
     expect(await call()).toEqual([404, { message: MESSAGES.userNotFound }]);
-    await revokeKey(repository, key_id);
+    await revokeKey(stores.owners, key_id);
 
     // Only Date is faked: the cache's expiry reads Date.now(), everything else runs for real.
     fakeDateOnly();
@@ -95,7 +96,7 @@ describe('revocation', () => {
 
   it("a key revoked before its first use is refused at once, while the owner's other keys keep working (rotation)", async () => {
     const [old, next] = [await newKey(), await newKey()];
-    await revokeKey(repository, old.key_id);
+    await revokeKey(stores.owners, old.key_id);
     const response = await apiClient(server.baseUrl, old.api_key)('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
     expect([response.status, response.body]).toEqual(unauthorized);
     const rotated = await apiClient(server.baseUrl, next.api_key)('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
@@ -135,7 +136,7 @@ describe('a key that is not exactly a valid key is refused', () => {
     }
     expect(await collection(owner.ownerId, email)).toEqual([]);
     // HTTP strips a header value's outer whitespace; behind API Gateway the handler sees it as sent.
-    const auth = apiKeyAuth({ repository, ttlMs: 1_000, operation: 'createUser' });
+    const auth = apiKeyAuth({ owners: stores.owners, ttlMs: 1_000, operation: 'createUser' });
     for (const padded of [`${key} `, ` ${key}`, `${key}\n`, `\t${key}`])
       expect(await authenticateWith(auth, padded)).toBe(`401 ${MESSAGES.unauthorized}`);
     // The key itself works, under any spelling of the header name.
@@ -156,7 +157,7 @@ describe('keys are compared by digest', () => {
       issued = await newKey();
       const response = await apiClient(server.baseUrl, issued.api_key)('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
       expect(response.status).toBe(404);
-      await revokeKey(repository, issued.key_id);
+      await revokeKey(stores.owners, issued.key_id);
     } finally {
       observer.remove();
     }

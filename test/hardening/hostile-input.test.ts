@@ -10,13 +10,13 @@ import { Agent, request as httpRequest } from 'node:http';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { MESSAGES } from '#contract/messages';
+import { issueKey, revokeKey } from '#domain/owners';
+import { processStores } from '#store/stores';
+import { userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
-import { MESSAGES } from '../../functions/shared/messages';
-import { issueKey, revokeKey } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
-import { userKey } from '../../functions/shared/table-layout';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { expectContractResponse } from './support/contract';
@@ -28,7 +28,7 @@ const HANDLER_RUNS = 2_500;
 const HTTP_RUNS = 500;
 
 const HANDLERS = { createUser, resetUserPassword, deleteUser };
-const { config } = dependencies;
+const { config, stores } = processStores();
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let keys: Keys;
 let agent: Agent;
@@ -42,10 +42,10 @@ beforeAll(async () => {
   server = await startLocalServer();
   agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const [owner, orphan] = await Promise.all([ownerWithId('hostile'), ownerWithId('orphan')]);
-  const revoked = await issueKey(dependencies.repository, owner.ownerEmail);
-  await revokeKey(dependencies.repository, revoked.key_id);
+  const revoked = await issueKey(stores.owners, owner.ownerEmail);
+  await revokeKey(stores.owners, revoked.key_id);
   // An owner whose own account is gone: its key is valid, its requests are 403.
-  await dependencies.client.send(new DeleteCommand({ TableName: config.usersTableName, Key: userKey(orphan.ownerId, orphan.ownerEmail) }));
+  await stores.client.send(new DeleteCommand({ TableName: config.usersTableName, Key: userKey(orphan.ownerId, orphan.ownerEmail) }));
   keys = { valid: owner.apiKey, revoked: revoked.api_key, orphaned: orphan.apiKey };
 });
 afterAll(async () => {

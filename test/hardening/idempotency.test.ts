@@ -9,19 +9,20 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { MESSAGES } from '#contract/messages';
+import { isWellFormedIdempotencyKey, keySecrets, RECORD_LIFETIME_SECONDS } from '#domain/idempotency';
+import { processStores } from '#store/stores';
+import { idempotencyRecordKey } from '#store/table-layout';
 import { handler as createUserHandler } from '../../functions/createUser/handler';
 import { handler as deleteUserHandler } from '../../functions/deleteUser/handler';
-import { isWellFormedIdempotencyKey, keySecrets, RECORD_LIFETIME_SECONDS } from '../../functions/shared/idempotency';
-import { MESSAGES } from '../../functions/shared/messages';
-import { dependencies } from '../../functions/shared/pipeline';
-import { idempotencyRecordKey } from '../../functions/shared/table-layout';
 import { lambdaContext, proxyEvent } from '../../local/lambda-runtime';
 import { countCalls, holdRequests, injectFault } from '../support/faults';
 import { type ApiResponse, apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, storedPasswordIs, type TestOwner } from './support/world';
 
-const { client, config, idempotencyStore } = dependencies;
+const { config, stores } = processStores();
+const { client } = stores;
 
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let owner: TestOwner;
@@ -208,7 +209,7 @@ describe('expiry (DynamoDB Local never deletes expired items: the service must t
       inProgressUntil: Date.now() + 60_000,
       expiresAt: Math.floor(Date.now() / 1000) + RECORD_LIFETIME_SECONDS,
     };
-    expect(await idempotencyStore.claimIdempotencyKey(claim, new Date())).toEqual({ claimed: true });
+    expect(await stores.idempotency.claimIdempotencyKey(claim, new Date())).toEqual({ claimed: true });
     const busy = await keyed('/v1/createUser', body, key);
     expect([busy.status, busy.body]).toEqual([409, { message: MESSAGES.idempotencyInProgress }]);
 

@@ -5,19 +5,20 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { newApiKey } from '../../functions/shared/api-keys';
-import { ApiError } from '../../functions/shared/errors';
-import { MESSAGES } from '../../functions/shared/messages';
-import { apiKeyAuth } from '../../functions/shared/middleware/api-key-auth';
-import { issueKey, revokeKey } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
+import { MESSAGES } from '#contract/messages';
+import { newApiKey } from '#domain/api-keys';
+import { issueKey, revokeKey } from '#domain/owners';
+import { ApiError } from '#http/errors';
+import { apiKeyAuth } from '#http/middleware/api-key-auth';
+import { processStores } from '#store/stores';
 import { fakeDateOnly } from '../support/clock';
 import { observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { ownerWithId, type TestOwner } from './support/world';
 
-const { client, repository, config } = dependencies;
+const { config, stores } = processStores();
+const { client } = stores;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let owner: TestOwner;
 
@@ -109,8 +110,8 @@ describe('an unknown, well-formed key', () => {
 
 describe('a revoked key', () => {
   it('is refused, and once refused, repeating it costs no read', async () => {
-    const { api_key, key_id } = await issueKey(repository, owner.ownerEmail);
-    await revokeKey(repository, key_id);
+    const { api_key, key_id } = await issueKey(stores.owners, owner.ownerEmail);
+    await revokeKey(stores.owners, key_id);
     const api = apiClient(server.baseUrl, api_key);
     const calls = await dynamoCalls(async () => {
       for (let i = 0; i < 20; i++) {
@@ -122,8 +123,8 @@ describe('a revoked key', () => {
   });
 
   it("a valid key is unaffected by other keys' refusals", async () => {
-    const auth = apiKeyAuth({ repository, ttlMs: 60_000, operation: 'deleteUser' });
-    const valid = await issueKey(repository, owner.ownerEmail);
+    const auth = apiKeyAuth({ owners: stores.owners, ttlMs: 60_000, operation: 'deleteUser' });
+    const valid = await issueKey(stores.owners, owner.ownerEmail);
     for (let i = 0; i < 3; i++) expect(await authenticateWith(auth, newApiKey().apiKey)).toBe(`401 ${MESSAGES.unauthorized}`);
     expect(await authenticateWith(auth, valid.api_key)).toBe(`accepted as ${owner.ownerId}`);
   });
@@ -131,7 +132,7 @@ describe('a revoked key', () => {
 
 describe('a key limited to other operations', () => {
   it('is remembered as refused by the operation that refused it only', async () => {
-    const { api_key } = await issueKey(repository, owner.ownerEmail, { operations: ['createUser'] });
+    const { api_key } = await issueKey(stores.owners, owner.ownerEmail, { operations: ['createUser'] });
     const api = apiClient(server.baseUrl, api_key);
     const calls = await dynamoCalls(async () => {
       for (let i = 0; i < 10; i++) {
@@ -147,7 +148,7 @@ describe('a key limited to other operations', () => {
 
 describe('the memory of refusals is bounded', () => {
   it('holds at most its capacity, least recently used out first', async () => {
-    const auth = apiKeyAuth({ repository, ttlMs: 60_000, operation: 'deleteUser', maxRefusedKeys: 3 });
+    const auth = apiKeyAuth({ owners: stores.owners, ttlMs: 60_000, operation: 'deleteUser', maxRefusedKeys: 3 });
     const [a, b, c, d] = Array.from({ length: 4 }, () => newApiKey().apiKey) as [string, string, string, string];
     const reads = async (keys: string[]) =>
       (

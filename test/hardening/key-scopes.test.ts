@@ -7,19 +7,20 @@
 
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { digestApiKey, newApiKey } from '../../functions/shared/api-keys';
-import { keyUseRecorder } from '../../functions/shared/key-use';
-import { MESSAGES } from '../../functions/shared/messages';
-import { hourOf, issueKey, type KeyScope } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
-import { apiKeyKey, userKey } from '../../functions/shared/table-layout';
+import { MESSAGES } from '#contract/messages';
+import { digestApiKey, newApiKey } from '#domain/api-keys';
+import { keyUseRecorder } from '#domain/key-use';
+import { hourOf, issueKey, type KeyScope } from '#domain/owners';
+import { processStores } from '#store/stores';
+import { apiKeyKey, userKey } from '#store/table-layout';
 import { fakeDateOnly } from '../support/clock';
 import { injectFault, observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { ownerWithId, type TestOwner } from './support/world';
 
-const { client, repository, config } = dependencies;
+const { config, stores } = processStores();
+const { client } = stores;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let owner: TestOwner;
 
@@ -38,7 +39,7 @@ const HOUR = 3_600_000;
 jest.setTimeout(30_000);
 
 async function keyFor(scope: KeyScope = {}, of: TestOwner = owner) {
-  const issued = await issueKey(repository, of.ownerEmail, scope);
+  const issued = await issueKey(stores.owners, of.ownerEmail, scope);
   return { ...issued, api: apiClient(server.baseUrl, issued.api_key), digest: digestApiKey(issued.api_key) };
 }
 
@@ -155,7 +156,7 @@ describe('expiry', () => {
   });
 
   it('a key issued already expired is refused by the domain, so never stored', async () => {
-    await expect(issueKey(repository, owner.ownerEmail, { expiresAt: new Date(Date.now() - 1).toISOString() })).rejects.toThrow(
+    await expect(issueKey(stores.owners, owner.ownerEmail, { expiresAt: new Date(Date.now() - 1).toISOString() })).rejects.toThrow(
       /not in the future/,
     );
   });
@@ -274,7 +275,7 @@ describe('last_used_at', () => {
 
   it('a function that finds the current hour already recorded (by another function) sends nothing', async () => {
     const { api, digest } = await keyFor();
-    await repository.recordKeyUse(digest, hourOf(Date.now()));
+    await stores.owners.recordKeyUse(digest, hourOf(Date.now()));
     const requests = await requestsDuring(async () => {
       for (let i = 0; i < 5; i++) await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
     });
@@ -286,19 +287,19 @@ describe('last_used_at', () => {
   it('the stored hour only moves forward, and a key that is gone is not recreated', async () => {
     const { digest } = await keyFor();
     const now = Date.now();
-    await repository.recordKeyUse(digest, hourOf(now));
-    await repository.recordKeyUse(digest, hourOf(now - 3 * HOUR));
+    await stores.owners.recordKeyUse(digest, hourOf(now));
+    await stores.owners.recordKeyUse(digest, hourOf(now - 3 * HOUR));
     expect((await storedKey(digest))?.last_used_at).toBe(hourOf(now));
 
     const absent = digestApiKey(newApiKey().apiKey);
-    await repository.recordKeyUse(absent, hourOf(now));
+    await stores.owners.recordKeyUse(absent, hourOf(now));
     expect(await storedKey(absent)).toBeUndefined();
   });
 
   it('two warm functions (two recorders) in one hour: each sends one UpdateItem for 50 uses, the item holds the hour', async () => {
     const { digest } = await keyFor();
-    const record = (await repository.findApiKey(digest))!;
-    const [first, second] = [keyUseRecorder(repository), keyUseRecorder(repository)];
+    const record = (await stores.owners.findApiKey(digest))!;
+    const [first, second] = [keyUseRecorder(stores.owners), keyUseRecorder(stores.owners)];
     const observer = observeRequests(client);
     try {
       for (let i = 0; i < 50; i++) {
@@ -316,7 +317,7 @@ describe('last_used_at', () => {
 
   it("names only the key and last_used_at and asks for nothing back: what the functions' IAM condition allows", async () => {
     const { digest } = await keyFor();
-    const requests = await requestsDuring(() => repository.recordKeyUse(digest, hourOf(Date.now())));
+    const requests = await requestsDuring(() => stores.owners.recordKeyUse(digest, hourOf(Date.now())));
     const [update] = requests as (Sent & {
       ConditionExpression: string;
       ExpressionAttributeNames?: Record<string, string>;

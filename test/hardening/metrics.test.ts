@@ -9,9 +9,11 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 // Before the metrics instance is created (it reads this once); the test setup turns metrics off.
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
-const { MESSAGES } = await import('../../functions/shared/messages');
-const { METRIC_DIMENSIONS, metricsNamespace, REQUESTS_METRIC } = await import('../../functions/shared/metrics');
-const { dependencies } = await import('../../functions/shared/pipeline');
+const { MESSAGES } = await import('#contract/messages');
+const { METRIC_DIMENSIONS, metricsNamespace, REQUESTS_METRIC } = await import('#platform/metrics');
+const { processStores } = await import('#store/stores');
+
+const { stores } = processStores();
 const { apiClient } = await import('../support/http-client');
 const { startLocalServer, uniqueEmail } = await import('../support/local');
 const { injectFault } = await import('../support/faults');
@@ -83,7 +85,7 @@ describe('EMF lines', () => {
     await call('/v1/deleteUser', { user_email: email }, 404, 'deleteUser', 'refused:userNotFound');
     await call('/v1/deleteUser', { user_email: email }, 401, 'deleteUser', 'refused:unauthorized', { apiKey: `wlk_${'B'.repeat(43)}` });
     await call('/v1/deleteUser', undefined, 413, 'deleteUser', 'refused:bodyTooLarge', { raw: 'x'.repeat(17_000) });
-    const fault = injectFault(dependencies.client, { operation: 'Query', kind: 'rejected' });
+    const fault = injectFault(stores.client, { operation: 'Query', kind: 'rejected' });
     await call('/v1/deleteUser', { user_email: email }, 500, 'deleteUser', 'failed').finally(fault.remove);
 
     const emf = emfLines(from);
@@ -105,7 +107,7 @@ describe('EMF lines', () => {
   it('an unexpected failure is counted as failed for the stage alarm, with the contract message to the caller', async () => {
     const api = apiClient(server.baseUrl, owner.apiKey);
     const from = lines.length;
-    const fault = injectFault(dependencies.client, { operation: 'PutItem', kind: 'internal' });
+    const fault = injectFault(stores.client, { operation: 'PutItem', kind: 'internal' });
     const response = await api('/v1/createUser', { user_email: uniqueEmail('fails') }).finally(fault.remove);
     expect([response.status, response.body]).toEqual([500, { message: MESSAGES.createFailed }]);
     expect(emfLines(from).map((line) => [line.operation, line.outcome])).toEqual([['createUser', 'failed']]);

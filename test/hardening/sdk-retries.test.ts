@@ -7,15 +7,16 @@
 import { createServer, type Socket } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { createDocumentClient } from '../../functions/shared/dynamodb';
-import { MESSAGES } from '../../functions/shared/messages';
-import { dependencies } from '../../functions/shared/pipeline';
+import { MESSAGES } from '#contract/messages';
+import { createDocumentClient } from '#store/client';
+import { processStores } from '#store/stores';
 import { faultsInjected, injectFault, retryCapacity } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { ownerWithId, storedPasswordIs, type TestOwner } from './support/world';
 
-const { client } = dependencies;
+const { stores } = processStores();
+const { client } = stores;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let owner: TestOwner;
 let api: ReturnType<typeof apiClient>;

@@ -65,7 +65,7 @@ function collectPasswords(text: string) {
   }
 }
 
-const { logger } = await import('../../functions/shared/logger');
+const { logger } = await import('#platform/logger');
 logger.setLogLevel('DEBUG');
 
 // The HTTP contract suite, run again under capture (the docs and OpenAPI files serve no secrets).
@@ -76,8 +76,9 @@ for (const file of readdirSync(new URL('../http/', import.meta.url))
 }
 
 const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-const { MESSAGES } = await import('../../functions/shared/messages');
-const { dependencies } = await import('../../functions/shared/pipeline');
+const { MESSAGES } = await import('#contract/messages');
+const { processStores } = await import('#store/stores');
+const { stores } = processStores();
 const { apiClient } = await import('../support/http-client');
 const { startLocalServer, uniqueEmail } = await import('../support/local');
 const { injectFault } = await import('../support/faults');
@@ -105,7 +106,7 @@ describe('beyond the contract suite: failures whose error text carries secrets',
     ] as const;
     for (const [operation, path, body, failure] of operations) {
       for (const kind of ['internal', 'rejected'] as const) {
-        const fault = injectFault(dependencies.client, { operation, kind, message });
+        const fault = injectFault(stores.client, { operation, kind, message });
         const response = await api(path, body).finally(fault.remove);
         expect([response.status, response.body]).toEqual([500, { message: failure }]);
       }
@@ -132,7 +133,8 @@ describe('what was captured', () => {
   it('no log line holds a password sent, a hash or key digest stored, or an API key sent; no response leaks', async () => {
     jest.restoreAllMocks();
     const log = captured.lines.join('');
-    const { client, config } = dependencies;
+    const { config, stores } = processStores();
+    const { client } = stores;
     const stored = async (TableName: string) => {
       const items: Record<string, unknown>[] = [];
       let ExclusiveStartKey: Record<string, unknown> | undefined;

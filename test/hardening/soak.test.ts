@@ -8,14 +8,16 @@
 
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MESSAGES, passwordOutOfPolicy, unknownParameter } from '../../functions/shared/messages';
-import { issueKey, revokeKey } from '../../functions/shared/owners';
-import { verifyPassword } from '../../functions/shared/passwords';
-import { dependencies } from '../../functions/shared/pipeline';
-import { PROFILE_SK, userPk } from '../../functions/shared/table-layout';
+import { MESSAGES, passwordOutOfPolicy, unknownParameter } from '#contract/messages';
+import { issueKey, revokeKey } from '#domain/owners';
+import { verifyPassword } from '#domain/passwords';
+import { processStores } from '#store/stores';
+import { PROFILE_SK, userPk } from '#store/table-layout';
 import { type ApiResponse, apiClient, type RequestOptions } from '../support/http-client';
 import { startLocalServer } from '../support/local';
 import { collection, inParallel, itemsOfOwners, ownerWithId, seedAssociatedData, type TestOwner } from './support/world';
+
+const { config, stores } = processStores();
 
 const REQUESTS = 2_100;
 const OWNERS = 3;
@@ -23,7 +25,7 @@ const CLIENTS_PER_OWNER = 5;
 const EMAILS_PER_CLIENT = 8;
 const SEED = Number(process.env.SOAK_SEED ?? randomBytes(4).readUInt32LE());
 
-const policy = dependencies.config.passwordPolicy;
+const policy = config.passwordPolicy;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let owners: TestOwner[];
 let revokedKey: string;
@@ -31,8 +33,8 @@ let revokedKey: string;
 beforeAll(async () => {
   server = await startLocalServer();
   owners = await Promise.all(Array.from({ length: OWNERS }, (_, i) => ownerWithId(`soak-${i}`)));
-  const revoked = await issueKey(dependencies.repository, owners[0]!.ownerEmail);
-  await revokeKey(dependencies.repository, revoked.key_id);
+  const revoked = await issueKey(stores.owners, owners[0]!.ownerEmail);
+  await revokeKey(stores.owners, revoked.key_id);
   revokedKey = revoked.api_key;
 });
 afterAll(async () => server.close());

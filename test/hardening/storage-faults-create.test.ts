@@ -6,15 +6,16 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { MESSAGES } from '../../functions/shared/messages';
-import { issueKey } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
+import { MESSAGES } from '#contract/messages';
+import { issueKey } from '#domain/owners';
+import { processStores } from '#store/stores';
 import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, profileOf, storedPasswordIs, type TestOwner } from './support/world';
 
-const { client, config } = dependencies;
+const { config, stores } = processStores();
+const { client } = stores;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let owner: TestOwner;
 
@@ -31,7 +32,7 @@ afterAll(async () => {
 });
 
 /** A client with a key nobody has used yet, so the pipeline must look it up (2 GetItems). */
-const freshClient = async () => apiClient(server.baseUrl, (await issueKey(dependencies.repository, owner.ownerEmail)).api_key);
+const freshClient = async () => apiClient(server.baseUrl, (await issueKey(stores.owners, owner.ownerEmail)).api_key);
 
 const CALLS: { call: string; operation: DynamoOperation; table?: string }[] = [
   { call: 'GetItem of the API key', operation: 'GetItem', table: config.ownersTableName },

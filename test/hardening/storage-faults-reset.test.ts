@@ -6,15 +6,16 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { MESSAGES } from '../../functions/shared/messages';
-import { issueKey } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
+import { MESSAGES } from '#contract/messages';
+import { issueKey } from '#domain/owners';
+import { processStores } from '#store/stores';
 import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, storedPasswordIs, type TestOwner } from './support/world';
 
-const { client, config } = dependencies;
+const { config, stores } = processStores();
+const { client } = stores;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let owner: TestOwner;
 
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 /** A client with a key nobody has used yet (the pipeline looks it up), and a user to reset. */
 async function freshCallerAndUser() {
-  const api = apiClient(server.baseUrl, (await issueKey(dependencies.repository, owner.ownerEmail)).api_key);
+  const api = apiClient(server.baseUrl, (await issueKey(stores.owners, owner.ownerEmail)).api_key);
   const email = uniqueEmail('fault-reset');
   expect(
     (await apiClient(server.baseUrl, owner.apiKey)('/v1/createUser', { user_email: email, user_password: 'the old password' })).status,

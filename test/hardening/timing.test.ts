@@ -22,7 +22,7 @@ jest.unstable_mockModule('@node-rs/argon2', () => ({
   },
 }));
 
-const { MESSAGES } = await import('../../functions/shared/messages');
+const { MESSAGES } = await import('#contract/messages');
 const { apiClient } = await import('../support/http-client');
 const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
 

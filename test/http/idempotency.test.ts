@@ -2,7 +2,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '../../functions/shared/messages';
+import { MESSAGES } from '#contract/messages';
 import type { ApiResponse, RequestOptions } from '../support/http-client';
 import { useTarget } from '../support/target';
 

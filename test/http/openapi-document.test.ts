@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { buildOpenApiDocument, DEFAULT_BASE_URL, OPENAPI_PATH, serializeOpenApiDocument } from '../../functions/shared/openapi';
+import { buildOpenApiDocument, DEFAULT_BASE_URL, OPENAPI_PATH, serializeOpenApiDocument } from '../../codegen/openapi';
 import { openTarget, type Target } from '../support/target';
 
 let target: Target;

@@ -8,7 +8,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '../../functions/shared/messages';
+import { MESSAGES } from '#contract/messages';
 import { useTarget } from '../support/target';
 
 const suite = useTarget();

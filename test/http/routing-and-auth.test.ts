@@ -1,7 +1,7 @@
 /** docs/api-contract.md "Order of checks": routing, authentication, body; every response JSON. */
 
 import { describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '../../functions/shared/messages';
+import { MESSAGES } from '#contract/messages';
 import { apiClient } from '../support/http-client';
 import { useTarget } from '../support/target';
 

@@ -3,11 +3,11 @@ import { describe, expect, it } from '@jest/globals';
 import { type CfnElement, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { OPENAPI_PATH } from '../../functions/shared/openapi';
-import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '../../functions/shared/table-layout';
+import { CATALOGUE } from '#contract/operations';
+import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '#store/table-layout';
+import { OPENAPI_PATH } from '../../codegen/openapi';
 import { buildApp } from '../../lib/app';
 import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
-import { LAMBDA_MEMORY_FILE } from '../../lib/lambda-memory';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
 import { resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
@@ -117,8 +117,8 @@ describe('functions', () => {
         NODE_OPTIONS: '--enable-source-maps',
       },
     });
-    // The size the bench chose for this function (lib/lambda-memory.json).
-    expect(fn?.Properties?.MemorySize).toBe(JSON.parse(readFileSync(LAMBDA_MEMORY_FILE, 'utf8'))[operation]);
+    // The size the bench chose for this function (the catalogue's memoryMb).
+    expect(fn?.Properties?.MemorySize).toBe(CATALOGUE[operation].memoryMb);
     expect(fn?.Properties?.Timeout).toBeLessThan(29);
     expect(fn?.Properties?.LoggingConfig).toEqual({ LogGroup: { Ref: logicalId(stack, stack.functions[operation].logGroup) } });
   });

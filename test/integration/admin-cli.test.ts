@@ -1,14 +1,16 @@
 /** `npm run admin -- ...` against DynamoDB Local: one line of JSON on stdout, errors on stderr. */
 
 import { describe, expect, it } from '@jest/globals';
+import { digestApiKey } from '#domain/api-keys';
+import { hourOf } from '#domain/owners';
+import { processStores } from '#store/stores';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
-import { digestApiKey } from '../../functions/shared/api-keys';
-import { hourOf } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
 import { invoke } from '../support/events';
 import { uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
+
+const { stores } = processStores();
 
 const env: NodeJS.ProcessEnv = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
 const admin = (...args: string[]) => runScript('admin/cli.ts', args, env);
@@ -30,7 +32,7 @@ describe('admin CLI', () => {
       operations: ['createUser', 'resetUserPassword', 'deleteUser'],
       expires_at: null,
     });
-    expect((await dependencies.repository.findApiKey(digestApiKey(first.api_key)))?.ownerEmail).toBe(email);
+    expect((await stores.owners.findApiKey(digestApiKey(first.api_key)))?.ownerEmail).toBe(email);
 
     const again = await admin('create-owner', email);
     expect(again.code).not.toBe(0);
@@ -82,7 +84,7 @@ describe('admin CLI', () => {
     expect((await invoke(createUser, { user_email: user }, scoped.api_key)).status).toBe(200);
     expect((await invoke(deleteUser, { user_email: user }, scoped.api_key)).status).toBe(401);
     const hour = hourOf(Date.now());
-    const recorded = async () => (await dependencies.repository.findApiKeyById(scoped.key_id))?.lastUsedAt;
+    const recorded = async () => (await stores.owners.findApiKeyById(scoped.key_id))?.lastUsedAt;
     for (let i = 0; i < 100 && (await recorded()) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
 
     const listed = await admin('list-keys', email);
@@ -156,7 +158,7 @@ describe('admin CLI', () => {
     });
     // Nothing was issued for the owner by the refused commands.
     expect(JSON.parse((await admin('list-keys', owner)).stdout)).toHaveLength(1);
-    expect(await dependencies.repository.findOwner(nobody)).toBeUndefined();
+    expect(await stores.owners.findOwner(nobody)).toBeUndefined();
   }, 120_000);
 
   it('finds the local engine as npm start does: DYNAMODB_PORT when DYNAMODB_ENDPOINT is unset', async () => {
@@ -164,7 +166,7 @@ describe('admin CLI', () => {
     const email = uniqueEmail('cli-port');
     const created = await runScript('admin/cli.ts', ['create-owner', email], { ...rest, DYNAMODB_PORT: new URL(endpoint!).port });
     expect(created.code).toBe(0);
-    expect((await dependencies.repository.findApiKey(digestApiKey(JSON.parse(created.stdout).api_key)))?.ownerEmail).toBe(email);
+    expect((await stores.owners.findApiKey(digestApiKey(JSON.parse(created.stdout).api_key)))?.ownerEmail).toBe(email);
 
     const bad = await runScript('admin/cli.ts', ['list-keys', email], { ...rest, DYNAMODB_PORT: 'abc' });
     expect([bad.code, bad.stdout, bad.stderr]).toEqual([1, '', 'DYNAMODB_PORT must be a port number from 1 to 65535, got "abc".\n']);

@@ -8,13 +8,15 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hash, verify } from '@node-rs/argon2';
-import { dependencies } from '../../functions/shared/pipeline';
+import { processStores } from '#store/stores';
 import { apiClient } from '../support/http-client';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
 
-const db = dependencies.client;
-const usersTable = dependencies.config.usersTableName;
-const ownersTable = dependencies.config.ownersTableName;
+const { config, stores } = processStores();
+
+const db = stores.client;
+const usersTable = config.usersTableName;
+const ownersTable = config.ownersTableName;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let api: ReturnType<typeof apiClient>;
 let owner: { ownerEmail: string; apiKey: string };

@@ -5,11 +5,13 @@
 
 import { mkdirSync, rmSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { createOwner } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
-import { createUser } from '../../functions/shared/users';
+import { createOwner } from '#domain/owners';
+import { createUser } from '#domain/users';
+import { processStores } from '#store/stores';
 import { readEvents, startTestDelivery, waitFor } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
+
+const { config, stores } = processStores();
 
 describe('local event delivery', () => {
   it('reports a failing sink once, then delivers from the first undelivered record', async () => {
@@ -19,17 +21,12 @@ describe('local event delivery', () => {
     try {
       // A directory where the file should be: every append fails.
       mkdirSync(file);
-      const issued = await createOwner(dependencies.repository, uniqueEmail('retry-owner'), dependencies.config.passwordPolicy);
-      const owner = await dependencies.repository.findOwner(issued.owner_email);
+      const issued = await createOwner(stores.owners, uniqueEmail('retry-owner'), config.passwordPolicy);
+      const owner = await stores.owners.findOwner(issued.owner_email);
       const caller = { ownerId: owner!.ownerId, ownerEmail: owner!.ownerEmail, keyId: issued.key_id };
       const emails = [uniqueEmail('retry-1'), uniqueEmail('retry-2')];
       for (const email of emails) {
-        await createUser(
-          dependencies.repository,
-          caller,
-          { user_email: email, user_password: 'retried password' },
-          dependencies.config.passwordPolicy,
-        );
+        await createUser(stores.users, caller, { user_email: email, user_password: 'retried password' }, config.passwordPolicy);
       }
       await waitFor(() => (errors.length > 0 ? true : undefined), 3_000, 'a reported failure');
       await new Promise((resolve) => setTimeout(resolve, 1_000));

@@ -2,22 +2,23 @@
 
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { MESSAGES } from '#contract/messages';
+import { revokeKey } from '#domain/owners';
+import { verifyPassword } from '#domain/passwords';
+import { processStores } from '#store/stores';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
-import { MESSAGES } from '../../functions/shared/messages';
-import { revokeKey } from '../../functions/shared/owners';
-import { verifyPassword } from '../../functions/shared/passwords';
-import { dependencies } from '../../functions/shared/pipeline';
 import { invoke } from '../support/events';
 import { type DynamoOperation, injectFault } from '../support/faults';
 import { newOwner, uniqueEmail } from '../support/local';
 
-const { client, config, repository } = dependencies;
+const { config, stores } = processStores();
+const { client } = stores;
 const Users = config.usersTableName;
 
 async function ownerIdOf(ownerEmail: string) {
-  return (await repository.findOwner(ownerEmail))!.ownerId;
+  return (await stores.owners.findOwner(ownerEmail))!.ownerId;
 }
 
 async function profile(ownerEmail: string, email: string) {
@@ -193,7 +194,7 @@ describe('keys and owners', () => {
 
   it('a revoked key: 401 (this process has not cached it)', async () => {
     const owner = await newOwner();
-    await revokeKey(repository, owner.keyId);
+    await revokeKey(stores.owners, owner.keyId);
     expect(await invoke(createUser, { user_email: uniqueEmail() }, owner.apiKey)).toEqual({
       status: 401,
       body: { message: MESSAGES.unauthorized },

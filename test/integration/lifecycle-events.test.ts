@@ -7,16 +7,18 @@
 
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LifecycleEvent } from '../../functions/shared/lifecycle-events';
-import { LOCAL_TABLES } from '../../functions/shared/local-engine';
-import { dependencies } from '../../functions/shared/pipeline';
-import { userPk } from '../../functions/shared/table-layout';
+import type { LifecycleEvent } from '#events/lifecycle-events';
+import { processStores } from '#store/stores';
+import { userPk } from '#store/table-layout';
+import { LOCAL_TABLES } from '../../local/local-engine';
 import { seedAssociatedData } from '../hardening/support/world';
 import { injectFault } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startTestDelivery, waitFor } from '../support/lifecycle-events';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
+
+const { stores } = processStores();
 
 const LATENCY_BOUND_MS = 2_000;
 const DETAIL_KEYS = ['occurred_at', 'owner_id', 'user_email', 'white_label'];
@@ -39,7 +41,7 @@ beforeAll(async () => {
   });
   expect(created.code).toBe(0);
   const issued = JSON.parse(created.stdout) as { owner_email: string; api_key: string };
-  const record = await dependencies.repository.findOwner(issued.owner_email);
+  const record = await stores.owners.findOwner(issued.owner_email);
   owner = { ownerId: record!.ownerId, ownerEmail: issued.owner_email, apiKey: issued.api_key };
   api = apiClient(server.baseUrl, owner.apiKey);
 }, 60_000);
@@ -139,7 +141,7 @@ describe('one event per write, with exactly the contract fields', () => {
     await drain();
     expect(about(email).map((event) => event['detail-type'])).toEqual(['UserCreated', 'UserDeleted']);
 
-    const { Items = [] } = await dependencies.client.send(
+    const { Items = [] } = await stores.client.send(
       new QueryCommand({
         TableName: LOCAL_TABLES.deletionsTableName,
         KeyConditionExpression: 'pk = :pk',
@@ -186,13 +188,13 @@ describe('no write, no event', () => {
 
   it('a storage fault emits nothing; a write whose answer was lost emits once', async () => {
     const failed = uniqueEmail('fault');
-    const fault = injectFault(dependencies.client, { operation: 'PutItem', kind: 'internal', table: LOCAL_TABLES.usersTableName });
+    const fault = injectFault(stores.client, { operation: 'PutItem', kind: 'internal', table: LOCAL_TABLES.usersTableName });
     const refused = await api('/v1/createUser', { user_email: failed, user_password: 'never stored' }).finally(fault.remove);
     expect(refused.status).toBe(500);
     expect(fault.injected).toBeGreaterThan(0);
 
     const lost = uniqueEmail('lost');
-    const lostFault = injectFault(dependencies.client, {
+    const lostFault = injectFault(stores.client, {
       operation: 'PutItem',
       kind: 'lost-response',
       table: LOCAL_TABLES.usersTableName,
@@ -202,11 +204,11 @@ describe('no write, no event', () => {
     expect(answered.status).toBe(200);
     await nthEventAbout(lost, 1, performance.now());
 
-    const resetFault = injectFault(dependencies.client, { operation: 'UpdateItem', kind: 'internal' });
+    const resetFault = injectFault(stores.client, { operation: 'UpdateItem', kind: 'internal' });
     expect(
       (await api('/v1/resetUserPassword', { user_email: lost, new_password: 'never applied' }).finally(resetFault.remove)).status,
     ).toBe(500);
-    const deleteFault = injectFault(dependencies.client, { operation: 'DeleteItem', kind: 'internal' });
+    const deleteFault = injectFault(stores.client, { operation: 'DeleteItem', kind: 'internal' });
     expect((await api('/v1/deleteUser', { user_email: lost }).finally(deleteFault.remove)).status).toBe(500);
 
     await drain();

@@ -11,20 +11,16 @@
 import { readFileSync } from 'node:fs';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { validators } from '../../functions/shared/generated/validators';
-import { keySecrets, RECORD_LIFETIME_SECONDS } from '../../functions/shared/idempotency';
-import { MAX_BODY_BYTES } from '../../functions/shared/middleware/parse-body';
-import {
-  DEFAULT_BASE_URL,
-  EXAMPLE_IDEMPOTENCY_KEY,
-  EXAMPLE_OWNER_EMAIL,
-  EXAMPLE_USER_EMAIL,
-  OPENAPI_PATH,
-} from '../../functions/shared/openapi';
-import { dependencies } from '../../functions/shared/pipeline';
-import { userKey } from '../../functions/shared/table-layout';
+import { validators } from '#contract/generated/validators';
+import { keySecrets, RECORD_LIFETIME_SECONDS } from '#domain/idempotency';
+import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
+import { processStores } from '#store/stores';
+import { userKey } from '#store/table-layout';
+import { DEFAULT_BASE_URL, EXAMPLE_IDEMPOTENCY_KEY, EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, OPENAPI_PATH } from '../../codegen/openapi';
 import { injectFault } from '../support/faults';
 import { newOwner, startLocalServer } from '../support/local';
+
+const { config, stores } = processStores();
 
 type Example = { summary: string; value: unknown; 'x-request-body'?: unknown };
 type Examples = Record<string, Example>;
@@ -156,10 +152,8 @@ describe('every documented example, replayed against the local server', () => {
       expect(created.status).toBe(200);
     }
     if (replay.ownerGone) {
-      const { ownerId } = (await dependencies.repository.findOwner(owner.ownerEmail))!;
-      await dependencies.client.send(
-        new DeleteCommand({ TableName: dependencies.config.usersTableName, Key: userKey(ownerId, owner.ownerEmail) }),
-      );
+      const { ownerId } = (await stores.owners.findOwner(owner.ownerEmail))!;
+      await stores.client.send(new DeleteCommand({ TableName: config.usersTableName, Key: userKey(ownerId, owner.ownerEmail) }));
     }
     let body = JSON.stringify(asOwner(example.request));
     if (replay.oversize) body = JSON.stringify({ ...asOwner(example.request), padding: 'x'.repeat(MAX_BODY_BYTES) });
@@ -171,13 +165,13 @@ describe('every documented example, replayed against the local server', () => {
       await post(example.path, JSON.stringify({ ...asOwner(example.request), user_email: 'someone.else@example.com' }));
     }
     if (replay.idempotencyKey === 'in-progress') {
-      const { ownerId } = (await dependencies.repository.findOwner(owner.ownerEmail))!;
+      const { ownerId } = (await stores.owners.findOwner(owner.ownerEmail))!;
       const secrets = keySecrets(ownerId, EXAMPLE_IDEMPOTENCY_KEY);
       // The request as the pipeline validates it (e-mail trimmed and lower-cased), which is what a claim fingerprints.
       const operation = example.path.slice('/v1/'.length) as keyof typeof validators;
       const validated = JSON.parse(body);
       expect(validators[operation](validated)).toBe(true);
-      const claim = await dependencies.idempotencyStore.claimIdempotencyKey(
+      const claim = await stores.idempotency.claimIdempotencyKey(
         {
           ownerId,
           keyDigest: secrets.keyDigest,
@@ -221,6 +215,6 @@ describe('every documented example, replayed against the local server', () => {
 
 /** Makes every DynamoDB call of this process fail until the returned function is called. */
 function failEveryStorageCall(): () => void {
-  const fault = injectFault(dependencies.client, { operation: '*', kind: 'rejected' });
+  const fault = injectFault(stores.client, { operation: '*', kind: 'rejected' });
   return () => fault.remove();
 }

@@ -11,10 +11,12 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { LOCAL_TABLES } from '../../functions/shared/local-engine';
-import { dependencies } from '../../functions/shared/pipeline';
-import { userPk } from '../../functions/shared/table-layout';
+import { processStores } from '#store/stores';
+import { userPk } from '#store/table-layout';
+import { LOCAL_TABLES } from '../../local/local-engine';
 import { uniqueEmail } from '../support/local';
+
+const { stores } = processStores();
 
 interface PutEventsRequest {
   Entries: { EventBusName: string; Source: string; DetailType: string; Detail: string; Time?: number }[];
@@ -58,7 +60,7 @@ beforeAll(async () => {
       return text.startsWith('{') ? true : write(chunk, ...rest);
     }) as never);
   }
-  const { logger } = await import('../../functions/shared/logger');
+  const { logger } = await import('#platform/logger');
   logger.setLogLevel('DEBUG');
   ({ handler } = await import('../../functions/publishLifecycleEvents/handler'));
 });
@@ -136,7 +138,7 @@ describe('stream consumer', () => {
     });
     expect(entries.map((entry) => entry.Detail).join()).not.toMatch(/argon2|password_hash|DOC#1/);
 
-    const { Items = [] } = await dependencies.client.send(
+    const { Items = [] } = await stores.client.send(
       new QueryCommand({
         TableName: LOCAL_TABLES.deletionsTableName,
         KeyConditionExpression: 'pk = :pk',

@@ -5,7 +5,7 @@
  */
 
 import { Readable } from 'node:stream';
-import type { DocumentClient } from '../../functions/shared/dynamodb';
+import type { DocumentClient } from '#store/client';
 
 /** DynamoDB API operations, as they appear in the X-Amz-Target header. */
 export type DynamoOperation =

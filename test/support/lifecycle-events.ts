@@ -3,9 +3,9 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LifecycleEvent } from '../../functions/shared/lifecycle-events';
-import { LOCAL_TABLES } from '../../functions/shared/local-engine';
+import type { LifecycleEvent } from '#events/lifecycle-events';
 import { type EventDelivery, type EventDeliveryOptions, startEventDelivery } from '../../local/event-delivery';
+import { LOCAL_TABLES } from '../../local/local-engine';
 
 /** Every event in an events file, in order. */
 export const readEvents = (file: string): LifecycleEvent[] =>

@@ -2,9 +2,11 @@
 
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createOwner } from '../../functions/shared/owners';
-import { dependencies } from '../../functions/shared/pipeline';
+import { createOwner } from '#domain/owners';
+import { processStores } from '#store/stores';
 import { createLocalServer } from '../../local/server';
+
+const { config, stores } = processStores();
 
 /** Starts the local server on a free loopback port; its base URL has no `/v1`, like the API's {base_url}. */
 export async function startLocalServer(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
@@ -26,6 +28,6 @@ export const uniqueEmail = (tag = 'user') => `${tag}-${randomBytes(6).toString('
 
 /** A fresh owner with its own account and one key. */
 export async function newOwner(tag = 'owner') {
-  const issued = await createOwner(dependencies.repository, uniqueEmail(tag), dependencies.config.passwordPolicy);
+  const issued = await createOwner(stores.owners, uniqueEmail(tag), config.passwordPolicy);
   return { ownerEmail: issued.owner_email, apiKey: issued.api_key, keyId: issued.key_id };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { digestApiKey, isWellFormedApiKey, newApiKey } from '../../functions/shared/api-keys';
+import { digestApiKey, isWellFormedApiKey, newApiKey } from '#domain/api-keys';
 
 describe('API keys', () => {
   it('are 256 random bits behind a greppable prefix, stored as a SHA-256 digest', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { readConfig } from '../../functions/shared/config';
+import { readConfig } from '#platform/config';
 
 const saved = { ...process.env };
 afterEach(() => {

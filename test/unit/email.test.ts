@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { normalizeEmail } from '../../functions/shared/email';
+import { normalizeEmail } from '#domain/email';
 
 describe('normalizeEmail', () => {
   it('trims and lower-cases, so case variants are one user', () => {

@@ -1,7 +1,7 @@
 /** Idempotency keys without storage: the key's shape, the canonical body, and the sealing of a recorded body. */
 
 import { describe, expect, it } from '@jest/globals';
-import { canonicalJson, isWellFormedIdempotencyKey, keySecrets } from '../../functions/shared/idempotency';
+import { canonicalJson, isWellFormedIdempotencyKey, keySecrets } from '#domain/idempotency';
 
 describe('isWellFormedIdempotencyKey', () => {
   it.each([

@@ -1,8 +1,8 @@
 /** A key's operations and expiry, and the hour last_used_at records: pure rules of owners.ts. */
 
 import { describe, expect, it } from '@jest/globals';
-import { hourOf, keyPermits } from '../../functions/shared/owners';
-import { OPERATIONS } from '../../functions/shared/schemas';
+import { OPERATIONS } from '#contract/operations';
+import { hourOf, keyPermits } from '#domain/owners';
 
 describe('keyPermits', () => {
   const at = Date.parse('2026-06-15T12:00:00.000Z');

@@ -2,7 +2,7 @@
 
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from '@jest/globals';
-import { type ChangeRecord, deliverChanges, lifecycleEventOf } from '../../functions/shared/lifecycle-events';
+import { type ChangeRecord, deliverChanges, lifecycleEventOf } from '#events/lifecycle-events';
 
 const profile = {
   pk: 'owner-1#jane@example.com',

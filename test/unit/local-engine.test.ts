@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { FUNCTION_TIMEOUT_SECONDS } from '../../functions/shared/function-timeouts';
-import { localEngine, portFromEnv } from '../../functions/shared/local-engine';
+import { CATALOGUE, OPERATIONS } from '#contract/operations';
 import { functionTimeoutMs } from '../../local/lambda-runtime';
+import { localEngine, portFromEnv } from '../../local/local-engine';
 
 describe('localEngine: where npm start and the admin CLI find DynamoDB', () => {
   it('DYNAMODB_ENDPOINT first, then DYNAMODB_PORT on 127.0.0.1, then 8000', () => {
@@ -37,6 +37,8 @@ describe('localEngine: where npm start and the admin CLI find DynamoDB', () => {
     expect(() => portFromEnv('PORT', 3000, { PORT: 'abc' })).toThrow('PORT must be a port number from 1 to 65535, got "abc".');
   });
 });
+
+const FUNCTION_TIMEOUT_SECONDS = Object.fromEntries(OPERATIONS.map((operation) => [operation, CATALOGUE[operation].timeoutSeconds]));
 
 describe('function timeouts', () => {
   it('the local Lambda context gets each operation its deployed timeout', () => {

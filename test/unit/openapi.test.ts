@@ -6,10 +6,11 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy, readConfig } from '../../functions/shared/config';
-import { validateBody } from '../../functions/shared/middleware/validate-body';
-import { buildOpenApiDocument, EMAIL_PATTERN, OPENAPI_PATH, serializeOpenApiDocument } from '../../functions/shared/openapi';
-import { type OperationName, operationSchemas } from '../../functions/shared/schemas';
+import type { OperationName } from '#contract/operations';
+import { operationSchemas } from '#contract/schemas';
+import { validateBody } from '#http/middleware/validate-body';
+import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy, readConfig } from '#platform/config';
+import { buildOpenApiDocument, EMAIL_PATTERN, OPENAPI_PATH, serializeOpenApiDocument } from '../../codegen/openapi';
 
 type Examples = Record<string, { value: unknown; 'x-request-body'?: unknown }>;
 interface Operation {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { generatePassword, hashPassword, verifyPassword } from '../../functions/shared/passwords';
+import { generatePassword, hashPassword, verifyPassword } from '#domain/passwords';
 
 describe('generatePassword', () => {
   it('makes at least 20 URL-safe characters, all different each time', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '../../functions/shared/messages';
-import { validateBody } from '../../functions/shared/middleware/validate-body';
-import { operationSchemas } from '../../functions/shared/schemas';
+import { MESSAGES } from '#contract/messages';
+import { operationSchemas } from '#contract/schemas';
+import { validateBody } from '#http/middleware/validate-body';
 
 const policy = { minLength: 8, maxLength: 1024 };
 const schemas = operationSchemas(policy);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ApiError } from '../../functions/shared/errors';
-import { shapeErrors } from '../../functions/shared/middleware/shape-errors';
+import { ApiError } from '#http/errors';
+import { shapeErrors } from '#http/middleware/shape-errors';
 
 function shape(error: unknown) {
   const request = { error, response: undefined as unknown };

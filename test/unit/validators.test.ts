@@ -9,9 +9,9 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import transform from 'ajv-keywords/dist/keywords/transform.js';
 import fc from 'fast-check';
-import { validateBody } from '../../functions/shared/middleware/validate-body';
-import { messageFor, operationSchemas } from '../../functions/shared/schemas';
-import { buildValidatorsModule, VALIDATORS_PATH } from '../../functions/shared/validator-codegen';
+import { messageFor, operationSchemas } from '#contract/schemas';
+import { validateBody } from '#http/middleware/validate-body';
+import { buildValidatorsModule, VALIDATORS_PATH } from '../../codegen/validators';
 
 /** The reference: the full schema compiled live, with the options the pipeline always used. */
 function reference(schema: object) {

@@ -1,8 +1,8 @@
 /** The contract as an oracle: every status and message an operation may answer with. */
 
 import { expect } from '@jest/globals';
-import type { PasswordPolicy } from '../../../functions/shared/config';
-import { MESSAGES, passwordOutOfPolicy } from '../../../functions/shared/messages';
+import { MESSAGES, passwordOutOfPolicy } from '#contract/messages';
+import type { PasswordPolicy } from '#platform/config';
 
 export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
 export type Operation = (typeof OPERATIONS)[number];

@@ -2,20 +2,21 @@
 
 import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { verifyPassword } from '../../../functions/shared/passwords';
-import { dependencies } from '../../../functions/shared/pipeline';
-import { PROFILE_SK, userPk } from '../../../functions/shared/table-layout';
+import { verifyPassword } from '#domain/passwords';
+import { processStores } from '#store/stores';
+import { PROFILE_SK, userPk } from '#store/table-layout';
 import { lambdaContext as baseLambdaContext, proxyEvent as baseProxyEvent } from '../../../local/lambda-runtime';
 import { newOwner } from '../../support/local';
 
-const { client, config } = dependencies;
+const { config, stores } = processStores();
+const { client } = stores;
 
 export type TestOwner = Awaited<ReturnType<typeof ownerWithId>>;
 
 /** A fresh owner with its key and its id (to read its users' items directly). */
 export async function ownerWithId(tag: string) {
   const owner = await newOwner(tag);
-  const record = await dependencies.repository.findOwner(owner.ownerEmail);
+  const record = await stores.owners.findOwner(owner.ownerEmail);
   return { ...owner, ownerId: record!.ownerId };
 }
 

@@ -1,11 +1,11 @@
 /** White-label owners and their API keys: the key lookup every request makes, and the admin operations. */
 
 import { randomUUID } from 'node:crypto';
+import { OPERATIONS, type OperationName } from '#contract/operations';
+import type { PasswordPolicy } from '#platform/config';
 import { newApiKey } from './api-keys';
-import type { PasswordPolicy } from './config';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
-import { OPERATIONS, type OperationName } from './schemas';
 import type { Owner, UserRecord } from './users';
 
 /** What a key may do, set when it is issued. Absent fields are the defaults: every operation, no expiry. */

@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { ErrorObject } from 'ajv';
+import { COMPILED_FROM, ucs2length, validators } from '#contract/generated/validators';
+import { messageFor, type OperationSchema, SHAPES } from '#contract/schemas';
 import { ApiError } from '../errors';
-import { COMPILED_FROM, ucs2length, validators } from '../generated/validators';
-import { messageFor, type OperationSchema, SHAPES } from '../schemas';
 
 // Fail at start-up, never mid-request, when the precompiled validators no longer match the schemas.
 if (COMPILED_FROM !== JSON.stringify(SHAPES)) {

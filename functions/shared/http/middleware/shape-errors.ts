@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { logger } from '#platform/logger';
 import { isApiError } from '../errors';
-import { logger } from '../logger';
 import { jsonResponse } from '../responses';
 
 /**

@@ -3,8 +3,8 @@
  * function, never awaited by the request that caused it.
  */
 
-import { logger } from './logger';
-import { ExpiringLruCache } from './lru-cache';
+import { logger } from '#platform/logger';
+import { ExpiringLruCache } from '#platform/lru-cache';
 import { type ApiKeyRecord, hourOf, type OwnerStore } from './owners';
 
 const MAX_REMEMBERED_KEYS = 1_000;

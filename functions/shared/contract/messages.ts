@@ -1,6 +1,6 @@
 /** Every message the API returns, byte for byte as docs/api-contract.md lists them. */
 
-import type { PasswordPolicy } from './config';
+import type { PasswordPolicy } from '#platform/config';
 
 export const MESSAGES = {
   notFound: 'Not Found',

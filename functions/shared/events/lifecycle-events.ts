@@ -6,8 +6,8 @@
  */
 
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Deletion } from './deletions';
-import { PROFILE_SK, USERS_TABLE } from './table-layout';
+import type { Deletion } from '#domain/deletions';
+import { PROFILE_SK, USERS_TABLE } from '#store/table-layout';
 
 /** `source` of every lifecycle event. */
 export const EVENT_SOURCE = 'user-management';

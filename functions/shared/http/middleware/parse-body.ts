@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { MESSAGES } from '#contract/messages';
 import { ApiError } from '../errors';
-import { MESSAGES } from '../messages';
 
 /** Bodies above this are refused before parsing. */
 export const MAX_BODY_BYTES = 16 * 1024;

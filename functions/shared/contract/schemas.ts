@@ -7,8 +7,9 @@
  */
 
 import type { ErrorObject } from 'ajv';
-import type { PasswordPolicy } from './config';
+import type { PasswordPolicy } from '#platform/config';
 import { MESSAGES, passwordOutOfPolicy, unknownParameter } from './messages';
+import type { OperationName } from './operations';
 
 /** An e-mail address, trimmed and lower-cased before it is checked (and stored). */
 const email = {
@@ -41,12 +42,7 @@ export const SHAPES = {
   ),
   resetUserPassword: body({ user_email: email, new_password: password }, ['user_email', 'new_password']),
   deleteUser: body({ user_email: email }, ['user_email']),
-};
-
-export type OperationName = keyof typeof SHAPES;
-
-/** The API's operations, in route order: the one list the stack, the key scopes and the local server read. */
-export const OPERATIONS = Object.keys(SHAPES) as readonly OperationName[];
+} satisfies Record<OperationName, ReturnType<typeof body>>;
 
 /** The fields each operation holds to the password policy. */
 const POLICY_FIELDS: Record<OperationName, readonly string[]> = {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Algorithm, hash, verify } from '@node-rs/argon2';
-import type { PasswordPolicy } from './config';
+import type { PasswordPolicy } from '#platform/config';
 
 /** argon2id at OWASP's minimum (m=19456 KiB, t=2, p=1); the hash is a PHC string. */
 export const ARGON2_OPTIONS = {

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { logger } from '../logger';
+import { logger } from '#platform/logger';
 import type { AuthenticatedContext } from './api-key-auth';
 
 /** One line per request: operation, owner and key id (never the key), outcome, status and duration. */

@@ -1,6 +1,6 @@
 /** The three operations' rules, free of HTTP: each returns an outcome for the handler to answer with. */
 
-import type { PasswordPolicy } from './config';
+import type { PasswordPolicy } from '#platform/config';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
 

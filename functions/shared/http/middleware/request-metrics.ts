@@ -1,16 +1,9 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { MESSAGES } from '../messages';
-import { FAILED_OUTCOME, metrics, REQUESTS_METRIC } from '../metrics';
-import type { OperationName } from '../schemas';
-
-/** What a successful request of each operation did. */
-export const SUCCESS_OUTCOMES: Readonly<Record<OperationName, string>> = {
-  createUser: 'created',
-  resetUserPassword: 'reset',
-  deleteUser: 'deleted',
-};
+import { MESSAGES } from '#contract/messages';
+import { CATALOGUE, type OperationName } from '#contract/operations';
+import { FAILED_OUTCOME, metrics, REQUESTS_METRIC } from '#platform/metrics';
 
 /** The contract's messages by text, so a refusal's reason is a fixed name (`refused:userExists`). */
 const REASONS = new Map<string, string>(Object.entries(MESSAGES).map(([reason, message]) => [message, reason]));
@@ -21,7 +14,7 @@ const REASONS = new Map<string, string>(Object.entries(MESSAGES).map(([reason, m
  */
 export function outcomeOf(operation: OperationName, response: APIGatewayProxyResult | undefined | null): string {
   const status = response?.statusCode ?? 500;
-  if (status < 400) return SUCCESS_OUTCOMES[operation];
+  if (status < 400) return CATALOGUE[operation].successOutcome;
   if (status >= 500) return FAILED_OUTCOME;
   let message: unknown;
   try {

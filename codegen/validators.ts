@@ -13,9 +13,9 @@ import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import transformDefinition from 'ajv-keywords/dist/definitions/transform.js';
 import transform from 'ajv-keywords/dist/keywords/transform.js';
-import { SHAPES } from './schemas';
+import { SHAPES } from '#contract/schemas';
 
-export const VALIDATORS_PATH = fileURLToPath(new URL('./generated/validators.ts', import.meta.url));
+export const VALIDATORS_PATH = fileURLToPath(new URL('../functions/shared/contract/generated/validators.ts', import.meta.url));
 
 /** The module's text: ajv's standalone code with its few run-time requires inlined, so it is plain ESM. */
 export function buildValidatorsModule(): string {

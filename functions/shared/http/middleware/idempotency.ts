@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, isApiError } from '../errors';
-import { headerCount } from '../headers';
+import { MESSAGES } from '#contract/messages';
 import {
   type IdempotencyClaim,
   type IdempotencyStore,
@@ -10,9 +9,10 @@ import {
   type KeySecrets,
   keySecrets,
   RECORD_LIFETIME_SECONDS,
-} from '../idempotency';
-import { logger } from '../logger';
-import { MESSAGES } from '../messages';
+} from '#domain/idempotency';
+import { logger } from '#platform/logger';
+import { ApiError, isApiError } from '../errors';
+import { headerCount } from '../headers';
 import { jsonResponse, REPLAYED_HEADER } from '../responses';
 import type { AuthenticatedContext } from './api-key-auth';
 

@@ -1,8 +1,7 @@
 /**
  * The one request pipeline every operation runs through, built once per cold start:
  * access log and metrics → error shaping → one X-API-Key only (and Idempotency-Key counted) → header
- * normalisation → API key →
- * Idempotency-Key shape → body → schema → idempotency look-up → operation.
+ * normalisation → API key → Idempotency-Key shape → body → schema → idempotency look-up → operation.
  */
 
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -10,11 +9,14 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { type Config, readConfig } from './config';
-import { createDocumentClient } from './dynamodb';
-import { keyUseRecorder } from './key-use';
-import { logger } from './logger';
-import { metrics } from './metrics';
+import { CATALOGUE, type OperationName } from '#contract/operations';
+import { operationSchemas } from '#contract/schemas';
+import { keyUseRecorder } from '#domain/key-use';
+import type { Owner } from '#domain/users';
+import type { Config } from '#platform/config';
+import { logger } from '#platform/logger';
+import { metrics } from '#platform/metrics';
+import { processStores, type Stores } from '#store/stores';
 import { accessLog } from './middleware/access-log';
 import { apiKeyAuth, refuseRepeatedApiKey } from './middleware/api-key-auth';
 import { type IdempotentContext, idempotency } from './middleware/idempotency';
@@ -22,34 +24,24 @@ import { parseBody } from './middleware/parse-body';
 import { requestMetrics } from './middleware/request-metrics';
 import { shapeErrors } from './middleware/shape-errors';
 import { validateBody } from './middleware/validate-body';
-import { createIdempotencyStore, createRepository, type Repository } from './repository';
-import { operationSchemas } from './schemas';
-import type { Owner } from './users';
 
-// Configuration is read and checked once, at cold start.
-const config = readConfig();
-const client = createDocumentClient({ endpoint: config.dynamodbEndpoint });
-const repository = createRepository(client, config);
-const idempotencyStore = createIdempotencyStore(client, config.idempotencyTableName);
+// Configuration is read and checked, and the stores built, once: at cold start.
+const { config, stores } = processStores();
 const schemas = operationSchemas(config.passwordPolicy);
 // One per process, shared by the operations it serves: last_used_at is written once an hour per key.
-const recordKeyUse = keyUseRecorder(repository);
-
-/** The process's shared dependencies; tests reach the client through this to inject storage faults. */
-export const dependencies = { client, repository, idempotencyStore, config };
+const recordKeyUse = keyUseRecorder(stores.owners);
 
 /** What an operation receives once the pipeline has authenticated and validated the request. */
 export interface OperationInput<Body> {
   readonly body: Body;
   readonly owner: Owner;
-  readonly repository: Repository;
+  readonly stores: Stores;
   readonly config: Config;
 }
 
 export interface OperationSpec<Body> {
-  readonly name: keyof typeof schemas;
-  /** The operation's failure message (docs/api-contract.md), answered with 500 for anything unexpected. */
-  readonly failureMessage: string;
+  /** The catalogue entry (functions/shared/contract/operations.ts): its failure message answers anything unexpected. */
+  readonly name: OperationName;
   readonly run: (input: OperationInput<Body>) => Promise<APIGatewayProxyResult>;
 }
 
@@ -58,7 +50,7 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
 
 /** Wraps an operation in the shared pipeline; the result is the Lambda handler. */
 export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
-  const idempotent = idempotency({ store: idempotencyStore, operation: spec.name });
+  const idempotent = idempotency({ store: stores.idempotency, operation: spec.name });
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, IdempotentContext>({ timeoutEarlyInMillis: 500 })
     // Never the event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it holds the API key and passwords.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
@@ -66,20 +58,19 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
     .use(logMetrics(metrics))
     .use(accessLog(spec.name))
     .use(requestMetrics(spec.name))
-    .use(shapeErrors(spec.failureMessage))
+    .use(shapeErrors(CATALOGUE[spec.name].failureMessage))
     .use(refuseRepeatedApiKey())
     .use(idempotent.countKeys)
     .use(httpHeaderNormalizer())
     // A key cache per operation, as each deployed function has its own; the key's operations are checked against spec.name.
-    .use(apiKeyAuth({ repository, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))
+    .use(apiKeyAuth({ owners: stores.owners, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))
     .use(idempotent.keyShape)
     .use(parseBody())
     .use(validateBody(schemas[spec.name]))
     .use(idempotent.lookUp)
     // A replayed response stands in for the operation, so the access log and error shaping still see it.
     .handler(
-      async (event, context) =>
-        context.idempotency?.replay ?? spec.run({ body: event.body as Body, owner: context.owner, repository, config }),
+      async (event, context) => context.idempotency?.replay ?? spec.run({ body: event.body as Body, owner: context.owner, stores, config }),
     );
   // The pipeline adds `owner` to the context; callers pass Lambda's plain one.
   return handler as unknown as ApiHandler;

@@ -1,14 +1,14 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { digestApiKey, isWellFormedApiKey } from '../api-keys';
+import { MESSAGES } from '#contract/messages';
+import type { OperationName } from '#contract/operations';
+import { digestApiKey, isWellFormedApiKey } from '#domain/api-keys';
+import type { ApiKeyRecord, OwnerStore } from '#domain/owners';
+import { authenticate, keyPermits } from '#domain/owners';
+import type { Owner } from '#domain/users';
+import { ExpiringLruCache } from '#platform/lru-cache';
 import { ApiError } from '../errors';
 import { headerCount } from '../headers';
-import { ExpiringLruCache } from '../lru-cache';
-import { MESSAGES } from '../messages';
-import type { ApiKeyRecord, OwnerStore } from '../owners';
-import { authenticate, keyPermits } from '../owners';
-import type { OperationName } from '../schemas';
-import type { Owner } from '../users';
 
 export type AuthenticatedContext = Context & { owner: Owner };
 
@@ -46,7 +46,7 @@ export function refuseRepeatedApiKey(): MiddlewareObj<APIGatewayProxyEvent> {
  * refused for another operation.
  */
 export function apiKeyAuth(options: {
-  repository: OwnerStore;
+  owners: OwnerStore;
   ttlMs: number;
   /** The operation this pipeline serves: a key limited to other operations is refused. */
   operation: OperationName;
@@ -73,7 +73,7 @@ export function apiKeyAuth(options: {
       const cached = resolved.get(digest, now);
       if (cached) return accept(request.context, cached, now);
       if (refused.get(digest, now)) throw new ApiError(401, MESSAGES.unauthorized);
-      const result = await authenticate(options.repository, digest, options.operation, now);
+      const result = await authenticate(options.owners, digest, options.operation, now);
       if ('refused' in result) {
         if (result.refused === 'no_owner') throw new ApiError(403, MESSAGES.noOwner);
         refused.set(digest, true, now);

@@ -13,14 +13,15 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from './config';
-import { MESSAGES } from './messages';
-import { MAX_BODY_BYTES } from './middleware/parse-body';
-import { REPLAYED_HEADER } from './responses';
-import { operationSchemas, type Row } from './schemas';
+import { MESSAGES } from '#contract/messages';
+import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
+import { operationSchemas, type Row } from '#contract/schemas';
+import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
+import { REPLAYED_HEADER } from '#http/responses';
+import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '#platform/config';
 
 /** Where `npm run openapi` writes the document. */
-export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.json', import.meta.url));
+export const OPENAPI_PATH = fileURLToPath(new URL('../openapi.json', import.meta.url));
 
 /** The user every example is about, and the caller's own (white-label) account. */
 export const EXAMPLE_USER_EMAIL = 'jane@example.com';
@@ -28,8 +29,6 @@ export const EXAMPLE_OWNER_EMAIL = 'owner@example.com';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
-
-type OperationName = keyof ReturnType<typeof operationSchemas>;
 
 /** One documented case of an operation: what is sent, and what comes back. */
 interface Case {
@@ -44,6 +43,7 @@ interface Case {
   readonly invalidBody?: true;
 }
 
+/** What the document adds to an operation's catalogue entry (path, summary, description, failure message). */
 interface OperationText {
   readonly path: string;
   readonly summary: string;
@@ -54,36 +54,25 @@ interface OperationText {
   readonly validBody: JsonObject;
 }
 
-const OPERATIONS: Record<OperationName, OperationText> = {
-  createUser: {
-    path: '/v1/createUser',
-    summary: 'Create a user',
-    description:
-      "Creates a new user in the caller's white-label tool. No notification is sent to the new user. " +
-      'When `user_password` is absent the service generates one (at least 20 characters) and returns it: the only time the caller sees it.',
-    requestSchema: 'CreateUserRequest',
-    failureMessage: MESSAGES.createFailed,
-    validBody: { user_email: EXAMPLE_USER_EMAIL, user_password: 'correct horse battery staple' },
-  },
-  resetUserPassword: {
-    path: '/v1/resetUserPassword',
-    summary: 'Reset a user password',
-    description:
-      'Sets a new password for the specified user. No notification is sent to the user. `should_reset_password` is left as it was.',
-    requestSchema: 'ResetUserPasswordRequest',
-    failureMessage: MESSAGES.resetFailed,
-    validBody: { user_email: EXAMPLE_USER_EMAIL, new_password: 'a brand new passphrase' },
-  },
-  deleteUser: {
-    path: '/v1/deleteUser',
-    summary: 'Delete a user',
-    description:
-      "Deletes a user from the caller's white-label tool, together with all data associated with that user. No notification is sent to the user. " +
-      'A delete that fails half way leaves the user in place, so a retry finishes the job.',
-    requestSchema: 'DeleteUserRequest',
-    failureMessage: MESSAGES.deleteFailed,
-    validBody: { user_email: EXAMPLE_USER_EMAIL },
-  },
+const documented = (name: OperationName, requestSchema: string, validBody: JsonObject): OperationText => ({
+  path: operationPath(name),
+  summary: CATALOGUE[name].summary,
+  description: CATALOGUE[name].description,
+  failureMessage: CATALOGUE[name].failureMessage,
+  requestSchema,
+  validBody,
+});
+
+const OPERATION_TEXTS: Record<OperationName, OperationText> = {
+  createUser: documented('createUser', 'CreateUserRequest', {
+    user_email: EXAMPLE_USER_EMAIL,
+    user_password: 'correct horse battery staple',
+  }),
+  resetUserPassword: documented('resetUserPassword', 'ResetUserPasswordRequest', {
+    user_email: EXAMPLE_USER_EMAIL,
+    new_password: 'a brand new passphrase',
+  }),
+  deleteUser: documented('deleteUser', 'DeleteUserRequest', { user_email: EXAMPLE_USER_EMAIL }),
 };
 
 /** Per field: what it means, a value the schema refuses, and why that value is refused. */
@@ -251,13 +240,13 @@ function operationCases(name: OperationName): { success: Case; refusals: Case[] 
             status: 409,
             summary: "The e-mail already exists in the caller's tool (the caller's own e-mail included)",
             given: exists,
-            request: OPERATIONS.createUser.validBody,
+            request: OPERATION_TEXTS.createUser.validBody,
             response: { message: MESSAGES.userExists },
           },
         ],
       };
     case 'resetUserPassword': {
-      const body = OPERATIONS.resetUserPassword.validBody;
+      const body = OPERATION_TEXTS.resetUserPassword.validBody;
       return {
         success: {
           name: 'passwordReset',
@@ -271,7 +260,7 @@ function operationCases(name: OperationName): { success: Case; refusals: Case[] 
       };
     }
     case 'deleteUser': {
-      const body = OPERATIONS.deleteUser.validBody;
+      const body = OPERATION_TEXTS.deleteUser.validBody;
       return {
         success: {
           name: 'deleted',
@@ -289,7 +278,7 @@ function operationCases(name: OperationName): { success: Case; refusals: Case[] 
 
 /** Every case of an operation: success first, then the contract's order (authentication, body, validation, operation). */
 export function casesOf(name: OperationName, policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY): Case[] {
-  const op = OPERATIONS[name];
+  const op = OPERATION_TEXTS[name];
   const shared = sharedCases(op);
   const own = operationCases(name);
   const idempotent = idempotencyCases(own.success);
@@ -460,7 +449,7 @@ function responseExample(c: Case): JsonObject {
 }
 
 function operationObject(name: OperationName, policy: PasswordPolicy): JsonObject {
-  const op = OPERATIONS[name];
+  const op = OPERATION_TEXTS[name];
   const cases = casesOf(name, policy);
   const statuses = [...new Set(cases.map((c) => c.status))].sort((a, b) => a - b);
   // The operation's own answers are the ones an Idempotency-Key records and replays.
@@ -555,7 +544,7 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
  */
 export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY, baseUrl = DEFAULT_BASE_URL): JsonObject {
   const schemas = operationSchemas(policy);
-  const names = Object.keys(OPERATIONS) as OperationName[];
+  const names = OPERATIONS;
   return {
     openapi: '3.1.0',
     info: {
@@ -579,7 +568,7 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
     ],
     security: [{ ApiKey: [] }],
     tags: [{ name: 'User Management', description: "The users of the caller's white-label tool." }],
-    paths: Object.fromEntries(names.map((name) => [OPERATIONS[name].path, { post: operationObject(name, policy) }])),
+    paths: Object.fromEntries(names.map((name) => [OPERATION_TEXTS[name].path, { post: operationObject(name, policy) }])),
     components: {
       securitySchemes: {
         ApiKey: {
@@ -591,7 +580,7 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
         },
       },
       schemas: {
-        ...Object.fromEntries(names.map((name) => [OPERATIONS[name].requestSchema, toOpenApiSchema(schemas[name].schema, policy)])),
+        ...Object.fromEntries(names.map((name) => [OPERATION_TEXTS[name].requestSchema, toOpenApiSchema(schemas[name].schema, policy)])),
         CreatedUser: {
           type: 'object',
           required: ['user_email', 'user_password'],

@@ -1,0 +1,97 @@
+/**
+ * The catalogue (functions/shared/contract/operations.ts) is the one list of operations: every
+ * entry reaches the stack (its function, memory, timeout, grants and route), the WAF's path rule,
+ * the local server's routes, the metrics' outcomes and the OpenAPI document, and nothing else does.
+ */
+
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import type { CfnElement } from 'aws-cdk-lib';
+import { buildOpenApiDocument, OPENAPI_PATH } from '../../codegen/openapi';
+import { API_VERSION, CATALOGUE, OPERATIONS, operationPath } from '#contract/operations';
+import { SHAPES } from '#contract/schemas';
+import { outcomeOf } from '#http/middleware/request-metrics';
+import { LOCAL_OPERATION_PATHS } from '../../local/server';
+import { resourcesOf, statementsOfRole, synthStage } from './synth';
+
+const prod = synthStage('prod');
+const resources = resourcesOf(prod.template);
+const logicalId = (element: { node: { defaultChild?: unknown } }) => prod.stack.getLogicalId(element.node.defaultChild as CfnElement);
+
+/** Every RegexString the web ACL matches against the URI path. */
+function uriPathRegexes(): RegExp[] {
+  const found: RegExp[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    const field = record.FieldToMatch as Record<string, unknown> | undefined;
+    if (typeof record.RegexString === 'string' && field && 'UriPath' in field) found.push(new RegExp(record.RegexString));
+    Object.values(record).forEach(walk);
+  };
+  walk(Object.values(resources).filter((resource) => resource.Type === 'AWS::WAFv2::WebACL'));
+  return found;
+}
+
+describe('the catalogue', () => {
+  it('names the operations the schemas describe, in the same order', () => {
+    expect(Object.keys(SHAPES)).toEqual([...OPERATIONS]);
+  });
+
+  it('has no operation the stack, the local server or the OpenAPI document adds on its own', () => {
+    expect(Object.keys(prod.stack.functions)).toEqual([...OPERATIONS]);
+    expect([...LOCAL_OPERATION_PATHS].sort()).toEqual(OPERATIONS.map(operationPath).sort());
+    expect(Object.keys(buildOpenApiDocument().paths as object).sort()).toEqual(OPERATIONS.map(operationPath).sort());
+    const versionResource = prod.stack.api.api.root.getResource(API_VERSION)!;
+    expect(versionResource.node.children.filter((child) => 'resourceId' in child).map((child) => child.node.id)).toEqual([...OPERATIONS]);
+  });
+
+  describe.each(OPERATIONS)('%s', (operation) => {
+    const entry = CATALOGUE[operation];
+
+    it('has a handler module: functions/<operation>/handler.ts', () => {
+      expect(existsSync(new URL(`../../functions/${operation}/handler.ts`, import.meta.url))).toBe(true);
+    });
+
+    it("is a function of the stack with the catalogue's memory, timeout and users-table grant", () => {
+      const fn = prod.stack.functions[operation];
+      expect(fn).toBeDefined();
+      const props = resources[logicalId(fn.function)]?.Properties;
+      expect([props?.MemorySize, props?.Timeout]).toEqual([entry.memoryMb, entry.timeoutSeconds]);
+      const role = logicalId(fn.function.role as never);
+      const actions = statementsOfRole(prod.template, role).flatMap((statement) => statement.Action as string[]);
+      for (const action of ['GetItem', ...entry.usersTableActions]) expect(actions).toContain(`dynamodb:${action}`);
+    });
+
+    it('is routed: POST /v1/<operation> to its function', () => {
+      const resource = prod.stack.api.api.root.getResource(API_VERSION)?.getResource(operation);
+      expect(resource).toBeDefined();
+      prod.template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'POST',
+        ResourceId: { Ref: logicalId(resource!) },
+        Integration: { Type: 'AWS_PROXY' },
+      });
+    });
+
+    it("is in the WAF's path rule", () => {
+      const regexes = uriPathRegexes();
+      expect(regexes.length).toBeGreaterThan(0);
+      expect(regexes.some((regex) => regex.test(`/prod${operationPath(operation)}`))).toBe(true);
+    });
+
+    it('is a route of the local server', () => {
+      expect(LOCAL_OPERATION_PATHS).toContain(operationPath(operation));
+    });
+
+    it("is in the OpenAPI document, built and committed, with the catalogue's summary", () => {
+      const committed = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as { paths: Record<string, { post?: { summary?: string } }> };
+      for (const document of [buildOpenApiDocument() as typeof committed, committed]) {
+        expect(document.paths[operationPath(operation)]?.post?.summary).toBe(entry.summary);
+      }
+    });
+
+    it("counts its successes with the catalogue's outcome", () => {
+      expect(outcomeOf(operation, { statusCode: 200, body: '{}' })).toBe(entry.successOutcome);
+    });
+  });
+});
