@@ -398,7 +398,7 @@ function describeField(field: string, schema: unknown, policy: PasswordPolicy): 
   return { description, ...(toOpenApiSchema(schema, policy) as JsonObject) };
 }
 
-/** The pipeline's e-mail schema (functions/shared/schemas.ts), which {@link EMAIL_PATTERN} restates. */
+/** The pipeline's e-mail schema (functions/shared/contract/schemas.ts), which {@link EMAIL_PATTERN} restates. */
 const PIPELINE_EMAIL = { type: 'string', transform: ['trim', 'toLowerCase'], minLength: 1, maxLength: 254, format: 'email' };
 
 /**
@@ -418,7 +418,7 @@ export const EMAIL_PATTERN = `^\\s*(?=\\S{1,254}\\s*$)${ATOM}(?:\\.${ATOM})*@(?:
 /** A trimmed, lower-cased e-mail field as sent: {@link EMAIL_PATTERN}, with the transform said in words and as `x-transform`. */
 function wireEmail(description: string, schema: unknown): JsonObject {
   if (JSON.stringify(schema) !== JSON.stringify(PIPELINE_EMAIL)) {
-    throw new Error('The e-mail schema in schemas.ts changed: restate it in EMAIL_PATTERN (functions/shared/openapi.ts)');
+    throw new Error('The e-mail schema in schemas.ts changed: restate it in EMAIL_PATTERN (codegen/openapi.ts)');
   }
   return {
     description:

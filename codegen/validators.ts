@@ -1,6 +1,6 @@
 /**
  * Build-time code generation (`npm run build:validators`, scripts/build-validators.ts): precompiles the shape of each operation's body (SHAPES in
- * functions/shared/schemas.ts) into functions/shared/generated/validators.ts with ajv's
+ * functions/shared/contract/schemas.ts) into functions/shared/contract/generated/validators.ts with ajv's
  * standalone code. Compiling at cold start cost about half of a bundled handler's import time;
  * the generated module needs no ajv at run time. The password policy stays deployment config:
  * it is checked beside these validators, in the same validation step (middleware/validate-body.ts).

@@ -1,6 +1,6 @@
 /**
  * `npm start`'s lifecycle events: reads DynamoDB Local's own stream of the users table and hands
- * its records to the same delivery code as the deployed consumer (functions/shared/lifecycle-events.ts),
+ * its records to the same delivery code as the deployed consumer (functions/shared/events/lifecycle-events.ts),
  * writing each event as one JSON line to a file and each deletion to the ledger table.
  */
 

@@ -1,6 +1,6 @@
 /**
- * `npm run build:validators`: writes functions/shared/generated/validators.ts from
- * functions/shared/validator-codegen.ts; `--check` exits 1 when the committed file
+ * `npm run build:validators`: writes functions/shared/contract/generated/validators.ts from
+ * codegen/validators.ts; `--check` exits 1 when the committed file
  * differs from what this would write.
  */
 

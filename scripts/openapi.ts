@@ -1,5 +1,5 @@
 /**
- * `npm run openapi`: writes `openapi.json` from functions/shared/openapi.ts;
+ * `npm run openapi`: writes `openapi.json` from codegen/openapi.ts;
  * `npm run openapi -- --check` fails when the committed file is stale.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The SDK retry policy that functions/shared/dynamodb.ts sets explicitly, and what
+ * The SDK retry policy that functions/shared/store/client.ts sets explicitly, and what
  * it means for callers: standard mode, three attempts, exponential backoff with
  * full jitter (longer for throttling), a retry quota, and a 3 s bound per attempt.
  */

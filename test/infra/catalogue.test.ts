@@ -7,10 +7,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import type { CfnElement } from 'aws-cdk-lib';
-import { buildOpenApiDocument, OPENAPI_PATH } from '../../codegen/openapi';
 import { API_VERSION, CATALOGUE, OPERATIONS, operationPath } from '#contract/operations';
 import { SHAPES } from '#contract/schemas';
 import { outcomeOf } from '#http/middleware/request-metrics';
+import { buildOpenApiDocument, OPENAPI_PATH } from '../../codegen/openapi';
 import { LOCAL_OPERATION_PATHS } from '../../local/server';
 import { resourcesOf, statementsOfRole, synthStage } from './synth';
 
@@ -22,12 +22,15 @@ const logicalId = (element: { node: { defaultChild?: unknown } }) => prod.stack.
 function uriPathRegexes(): RegExp[] {
   const found: RegExp[] = [];
   const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
     if (typeof node !== 'object' || node === null) return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
     const record = node as Record<string, unknown>;
     const field = record.FieldToMatch as Record<string, unknown> | undefined;
     if (typeof record.RegexString === 'string' && field && 'UriPath' in field) found.push(new RegExp(record.RegexString));
-    Object.values(record).forEach(walk);
+    for (const value of Object.values(record)) walk(value);
   };
   walk(Object.values(resources).filter((resource) => resource.Type === 'AWS::WAFv2::WebACL'));
   return found;

@@ -36,7 +36,7 @@ describe('openapi.json', () => {
     expect(serializeOpenApiDocument(buildOpenApiDocument())).toBe(fresh);
   });
 
-  it('uses the deployment default password policy of functions/shared/config.ts', () => {
+  it('uses the deployment default password policy of functions/shared/platform/config.ts', () => {
     const saved = { min: process.env.PASSWORD_MIN_LENGTH, max: process.env.PASSWORD_MAX_LENGTH };
     delete process.env.PASSWORD_MIN_LENGTH;
     delete process.env.PASSWORD_MAX_LENGTH;

@@ -38,7 +38,7 @@ export type IdempotencyRecord =
   | { readonly state: 'in_progress'; readonly fingerprint: string }
   | { readonly state: 'completed'; readonly fingerprint: string; readonly statusCode: number; readonly sealedBody: Uint8Array };
 
-/** What the idempotency middleware needs from storage (the port); functions/shared/repository.ts implements it. */
+/** What the idempotency middleware needs from storage (the port); functions/shared/store/idempotency-store.ts implements it. */
 export interface IdempotencyStore {
   /**
    * One conditional write: claims the key unless a live record holds it (an expired record, or

@@ -48,7 +48,7 @@ export interface OwnerRecord {
 
 /**
  * What the key look-up and the admin operations need from storage (the port);
- * functions/shared/repository.ts implements it on DynamoDB.
+ * functions/shared/store/owners-store.ts implements it on DynamoDB.
  */
 export interface OwnerStore {
   /** The key with this digest, revoked or not. */

@@ -32,7 +32,7 @@ export interface UserItems {
 }
 
 /**
- * What the user operations need from storage (the port). functions/shared/repository.ts
+ * What the user operations need from storage (the port). functions/shared/store/users-store.ts
  * implements it on DynamoDB; the rules below know nothing of tables or keys.
  */
 export interface UserStore {

@@ -6,7 +6,7 @@ import { ApiError } from '../errors';
 
 // Fail at start-up, never mid-request, when the precompiled validators no longer match the schemas.
 if (COMPILED_FROM !== JSON.stringify(SHAPES)) {
-  throw new Error('functions/shared/generated/validators.ts is out of date with schemas.ts: run `npm run build:validators`');
+  throw new Error('functions/shared/contract/generated/validators.ts is out of date with schemas.ts: run `npm run build:validators`');
 }
 
 /**

@@ -1,0 +1,76 @@
+/**
+ * The layers as a check (`npm run lint:ci`): the domain declares ports and imports no SDK, store or
+ * HTTP code; the store never reaches up into HTTP; runtime code (functions/) imports nothing
+ * build-time or local-only, and no devDependency but for types; no import cycles anywhere.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'An import cycle: one of the modules should not know the other.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-is-plain',
+      comment: 'The domain is plain functions and the ports they declare: no AWS SDK, middy or Lambda types, no store, no HTTP, no events.',
+      severity: 'error',
+      from: { path: '^functions/shared/domain/' },
+      to: { path: ['^functions/shared/(store|http|events)/', 'node_modules/(@aws-sdk|@smithy|@middy|@types/aws-lambda)/'] },
+    },
+    {
+      name: 'contract-is-innermost',
+      comment: 'The contract (catalogue, messages, schemas) is read by every layer and reads none of them.',
+      severity: 'error',
+      from: { path: '^functions/shared/contract/' },
+      to: { path: '^functions/shared/(domain|store|http|events)/' },
+    },
+    {
+      name: 'platform-is-a-leaf',
+      comment: 'Config, logger, metrics and caches serve every layer and import none.',
+      severity: 'error',
+      from: { path: '^functions/shared/platform/' },
+      to: { path: '^functions/shared/(contract|domain|store|http|events)/' },
+    },
+    {
+      name: 'store-below-http',
+      comment: 'Adapters implement the domain ports; they know nothing of requests and responses.',
+      severity: 'error',
+      from: { path: '^functions/shared/store/' },
+      to: { path: '^functions/shared/(http|events)/' },
+    },
+    {
+      name: 'runtime-not-build-time-or-local',
+      comment: 'Runtime code (what the Lambda bundles hold) never imports build-time, local-only or test code.',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^(codegen|local|scripts|bench|admin|lib|bin|test)/' },
+    },
+    {
+      name: 'runtime-no-dev-dependencies',
+      comment: 'A devDependency is not installed in a Lambda asset: runtime code may use one for its types only.',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'resolvable',
+      comment: 'Every import resolves.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+  },
+};
