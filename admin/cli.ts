@@ -12,7 +12,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { readPasswordPolicy } from '#platform/config';
+import { readPasswordSettings } from '#platform/config';
 import { createDocumentClient } from '#store/client';
 import { createOwnersStore } from '#store/owners-store';
 import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     ownersTableName: ownersTableName ?? LOCAL_TABLES.ownersTableName,
   });
 
-  print(await runKeyCommand(owners, command, readPasswordPolicy));
+  print(await runKeyCommand(owners, command, readPasswordSettings));
 }
 
 function parseCommandLine() {

@@ -6,7 +6,7 @@
 import { validators } from '#contract/generated/validators';
 import { OPERATIONS, type OperationName } from '#contract/operations';
 import * as owners from '#domain/owners';
-import type { PasswordPolicy } from '#platform/config';
+import type { PasswordSettings } from '#platform/config';
 
 /** A command line the CLI cannot run as given: exit status 2, the message on stderr. */
 export class UsageError extends Error {
@@ -68,10 +68,10 @@ export function parseKeyCommand(positionals: readonly string[], options: KeyOpti
 }
 
 /** Runs a checked command; resolves with what the CLI prints as one line of JSON. */
-export async function runKeyCommand(store: owners.OwnerStore, command: KeyCommand, policy: () => PasswordPolicy): Promise<unknown> {
+export async function runKeyCommand(store: owners.OwnerStore, command: KeyCommand, passwords: () => PasswordSettings): Promise<unknown> {
   switch (command.command) {
     case 'create-owner':
-      return owners.createOwner(store, command.email, policy(), command.scope);
+      return owners.createOwner(store, command.email, passwords(), command.scope);
     case 'issue-key':
       return owners.issueKey(store, command.email, command.scope);
     case 'list-keys':

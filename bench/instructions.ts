@@ -40,7 +40,7 @@ if (mode === 'put') {
     return true;
   };
 } else if (mode === 'delete') {
-  const owner = await createOwner(stores.owners, `instr-${randomUUID().slice(0, 8)}@example.com`, config.passwordPolicy);
+  const owner = await createOwner(stores.owners, `instr-${randomUUID().slice(0, 8)}@example.com`, config);
   const handler = handlerFor('deleteUser');
   once = async () => {
     const event = apiEvent('deleteUser', owner.api_key, { user_email: 'nobody@example.com' });

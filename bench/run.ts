@@ -85,7 +85,7 @@ async function main() {
     const { config, stores } = processStores();
     const { createOwner } = await import('#domain/owners');
     const inProcess = await import('./in-process');
-    const owner = await createOwner(stores.owners, `bench-owner-${randomUUID().slice(0, 8)}@example.com`, config.passwordPolicy);
+    const owner = await createOwner(stores.owners, `bench-owner-${randomUUID().slice(0, 8)}@example.com`, config);
     const ownerRecord = (await stores.owners.findOwner(owner.owner_email))!;
 
     progress('HTTP: the local server in its own process');

@@ -1,7 +1,14 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { DEFAULT_PASSWORD_POLICY, parseInteger, RECOVERY_PERIOD_DAYS } from '#platform/config';
+import {
+  type Argon2Setting,
+  DEFAULT_ARGON2_SETTING,
+  DEFAULT_PASSWORD_POLICY,
+  parseArgon2Setting,
+  parseInteger,
+  RECOVERY_PERIOD_DAYS,
+} from '#platform/config';
 import { WAF_MAX_LIMIT, WAF_MIN_LIMIT, WAF_WINDOWS, type WafWindowSeconds } from './constructs/edge-protection';
 
 export const STAGES = ['dev', 'staging', 'prod'] as const;
@@ -20,6 +27,12 @@ export interface StageConfig {
   readonly throttleBurstLimit: number;
   readonly passwordMinLength: number;
   readonly passwordMaxLength: number;
+  /**
+   * The argon2id setting new password hashes use: one of OWASP's five equivalent settings
+   * (`-c argon2=m=12288,t=3,p=1`), the cheapest on the committed bench run by default. Existing
+   * hashes keep verifying after a change (the PHC string names its own parameters).
+   */
+  readonly argon2: Argon2Setting;
   /** How long a warm function trusts a looked-up API key (revocation delay). */
   readonly apiKeyCacheTtlSeconds: number;
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -56,6 +69,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     throttleBurstLimit: 40,
     passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
+    argon2: DEFAULT_ARGON2_SETTING,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'DEBUG',
     waf: false,
@@ -73,6 +87,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     throttleBurstLimit: 100,
     passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
+    argon2: DEFAULT_ARGON2_SETTING,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'INFO',
     waf: true,
@@ -90,6 +105,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     throttleBurstLimit: 200,
     passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
+    argon2: DEFAULT_ARGON2_SETTING,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'INFO',
     waf: true,
@@ -162,6 +178,8 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     throttleBurstLimit: int('throttleBurstLimit', defaults.throttleBurstLimit, 1),
     passwordMinLength: int('passwordMinLength', defaults.passwordMinLength, 8),
     passwordMaxLength: int('passwordMaxLength', defaults.passwordMaxLength, 8),
+    argon2:
+      node.tryGetContext('argon2') === undefined ? defaults.argon2 : parseArgon2Setting(node.tryGetContext('argon2'), 'Context argon2'),
     apiKeyCacheTtlSeconds: int('apiKeyCacheTtlSeconds', defaults.apiKeyCacheTtlSeconds, 0),
     logLevel: logLevel as StageConfig['logLevel'],
     recoveryPeriodDays: int('recoveryPeriodDays', defaults.recoveryPeriodDays, RECOVERY_PERIOD_DAYS.min, RECOVERY_PERIOD_DAYS.max),

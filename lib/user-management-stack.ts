@@ -3,6 +3,7 @@ import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from '
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
+import { formatArgon2Setting } from '#platform/config';
 import { metricsNamespace } from '#platform/metrics';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '#store/table-layout';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
@@ -59,6 +60,7 @@ export class UserManagementStack extends Stack {
       IDEMPOTENCY_TABLE_NAME: this.tables.idempotency.tableName,
       PASSWORD_MIN_LENGTH: String(config.passwordMinLength),
       PASSWORD_MAX_LENGTH: String(config.passwordMaxLength),
+      ARGON2_SETTING: formatArgon2Setting(config.argon2),
       API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlSeconds),
       ...observability,
     };
@@ -147,6 +149,10 @@ export class UserManagementStack extends Stack {
     });
     new CfnOutput(this, 'UsersTableName', { description: 'USERS_TABLE_NAME for the admin CLI', value: this.tables.users.tableName });
     new CfnOutput(this, 'OwnersTableName', { description: 'OWNERS_TABLE_NAME for the admin CLI', value: this.tables.owners.tableName });
+    new CfnOutput(this, 'Argon2Setting', {
+      description: "The argon2id setting new hashes use (m=KiB,t=passes,p=lanes): the data contract's rehash at sign-in uses it too",
+      value: formatArgon2Setting(config.argon2),
+    });
     new CfnOutput(this, 'EventBusName', {
       description: 'The EventBridge bus carrying UserCreated, UserPasswordReset and UserDeleted (source user-management)',
       value: this.lifecycleEvents.bus.eventBusName,

@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     console.error(`Development owner ${DEV_OWNER_EMAIL} exists; its key was printed when it was created.`);
     console.error(`Issue another with: npm run -s admin -- issue-key ${DEV_OWNER_EMAIL}`);
   } else {
-    const issued = await createOwner(stores.owners, DEV_OWNER_EMAIL, config.passwordPolicy);
+    const issued = await createOwner(stores.owners, DEV_OWNER_EMAIL, config);
     console.log(`Created development owner ${issued.owner_email}. Its API key, shown this once:`);
     console.log(`  export API_KEY=${issued.api_key}`);
   }

@@ -7,7 +7,7 @@ import { jsonResponse } from '#http/responses';
 export const handler = operation<CreateUserInput>({
   name: 'createUser',
   run: async ({ body, owner, stores, config }) => {
-    const result = await createUser(stores.users, owner, body, config.passwordPolicy);
+    const result = await createUser(stores.users, owner, body, config);
     if (!result.created) throw new ApiError(409, MESSAGES.userExists);
     return jsonResponse(200, { user_email: result.user_email, user_password: result.user_password });
   },

@@ -6,8 +6,8 @@ import { jsonResponse } from '#http/responses';
 
 export const handler = operation<ResetPasswordInput>({
   name: 'resetUserPassword',
-  run: async ({ body, owner, stores }) => {
-    const outcome = await resetUserPassword(stores.users, owner, body);
+  run: async ({ body, owner, stores, config }) => {
+    const outcome = await resetUserPassword(stores.users, owner, body, config);
     if (outcome === 'not_found') throw new ApiError(404, MESSAGES.userNotFound);
     if (outcome === 'white_label') throw new ApiError(403, MESSAGES.resetWhiteLabel);
     return jsonResponse(200, { message: MESSAGES.passwordReset });

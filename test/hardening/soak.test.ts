@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MESSAGES, passwordOutOfPolicy, unknownParameter } from '#contract/messages';
 import { issueKey, revokeKey } from '#domain/owners';
 import { verifyPassword } from '#domain/passwords';
+import { formatArgon2Setting } from '#platform/config';
 import { processStores } from '#store/stores';
 import { PROFILE_SK, userPk } from '#store/table-layout';
 import { type ApiResponse, apiClient, type RequestOptions } from '../support/http-client';
@@ -399,7 +400,7 @@ describe('soak', () => {
     );
     const audit = await inParallel(live, 4, async ({ profile, email, state }) => ({
       email,
-      hash: String(profile.password_hash).startsWith('$argon2id$v=19$m=19456,t=2,p=1$'),
+      hash: String(profile.password_hash).startsWith(`$argon2id$v=19$${formatArgon2Setting(config.argon2)}$`),
       password: await verifyPassword(profile.password_hash as string, state.password),
       flags: profile.should_reset_password === state.shouldReset && profile.white_label === undefined,
     }));

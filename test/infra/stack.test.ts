@@ -110,6 +110,7 @@ describe('functions', () => {
         IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack, stack.tables.idempotency) },
         PASSWORD_MIN_LENGTH: '8',
         PASSWORD_MAX_LENGTH: '1024',
+        ARGON2_SETTING: 'm=12288,t=3,p=1',
         API_KEY_CACHE_TTL_SECONDS: '30',
         POWERTOOLS_SERVICE_NAME: 'user-management',
         POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -152,6 +153,23 @@ describe('functions', () => {
         },
       },
       OPERATIONS.length,
+    );
+  });
+});
+
+describe('the argon2id setting', () => {
+  it('is a stage setting: -c argon2 picks another of OWASP five for every API function', () => {
+    const { template } = synthStage('prod', { argon2: 'm=19456,t=2,p=1' });
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      { Environment: { Variables: Match.objectLike({ ARGON2_SETTING: 'm=19456,t=2,p=1' }) } },
+      OPERATIONS.length,
+    );
+  });
+
+  it('refuses anything but OWASP five at synth, naming them', () => {
+    expect(() => synthStage('prod', { argon2: 'm=4096,t=1,p=1' })).toThrow(
+      `Context argon2 must be one of OWASP's five argon2id settings (m=47104,t=1,p=1 | m=19456,t=2,p=1 | m=12288,t=3,p=1 | m=9216,t=4,p=1 | m=7168,t=5,p=1), got "m=4096,t=1,p=1"`,
     );
   });
 });
@@ -419,6 +437,7 @@ describe('outputs', () => {
   it('exactly the documented outputs', () => {
     expect(Object.keys(prod.template.toJSON().Outputs as object).sort()).toEqual([
       'ApiUrl',
+      'Argon2Setting',
       'BaseUrl',
       'DashboardUrl',
       'DeletionsTableName',
@@ -433,6 +452,7 @@ describe('outputs', () => {
     prod.template.hasOutput('UsersTableName', { Value: { Ref: logicalId(prod.stack, prod.stack.tables.users) } });
     prod.template.hasOutput('OwnersTableName', { Value: { Ref: logicalId(prod.stack, prod.stack.tables.owners) } });
     prod.template.hasOutput('DashboardUrl', Match.anyValue());
+    prod.template.hasOutput('Argon2Setting', { Value: 'm=12288,t=3,p=1' });
   });
 });
 

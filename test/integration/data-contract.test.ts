@@ -8,6 +8,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hash, verify } from '@node-rs/argon2';
+import { formatArgon2Setting } from '#platform/config';
 import { processStores } from '#store/stores';
 import { apiClient } from '../support/http-client';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
@@ -16,6 +17,7 @@ const { config, stores } = processStores();
 
 const db = stores.client;
 const usersTable = config.usersTableName;
+const { argon2 } = config;
 const ownersTable = config.ownersTableName;
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let api: ReturnType<typeof apiClient>;
@@ -72,13 +74,16 @@ describe('the data contract', () => {
     ).toBe(200);
     const key = { pk: `${ownerId}#${email}`, sk: 'PROFILE' };
     const { Item: profile } = await db.send(new GetCommand({ TableName: usersTable, Key: key, ConsistentRead: true }));
-    expect(profile!.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
+    expect(profile!.password_hash).toMatch(
+      new RegExp(`^\\$argon2id\\$v=19\\$${formatArgon2Setting(argon2)}\\$[A-Za-z0-9+/]+\\$[A-Za-z0-9+/]+$`),
+    );
     expect(await verify(profile!.password_hash as string, 'initial password')).toBe(true);
     expect(await verify(profile!.password_hash as string, 'a wrong password')).toBe(false);
     expect(profile!.should_reset_password).toBe(true);
 
     // The documented reset at sign-in: new hash and cleared flag in one conditional update.
-    const passwordHash = await hash('chosen at sign-in', { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    // At the stage's own setting (the stack's output Argon2Setting; ARGON2_SETTING locally), as the service hashes.
+    const passwordHash = await hash('chosen at sign-in', { algorithm: 2, ...argon2 });
     await db.send(
       new UpdateCommand({
         TableName: usersTable,

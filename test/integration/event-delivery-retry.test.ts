@@ -21,12 +21,12 @@ describe('local event delivery', () => {
     try {
       // A directory where the file should be: every append fails.
       mkdirSync(file);
-      const issued = await createOwner(stores.owners, uniqueEmail('retry-owner'), config.passwordPolicy);
+      const issued = await createOwner(stores.owners, uniqueEmail('retry-owner'), config);
       const owner = await stores.owners.findOwner(issued.owner_email);
       const caller = { ownerId: owner!.ownerId, ownerEmail: owner!.ownerEmail, keyId: issued.key_id };
       const emails = [uniqueEmail('retry-1'), uniqueEmail('retry-2')];
       for (const email of emails) {
-        await createUser(stores.users, caller, { user_email: email, user_password: 'retried password' }, config.passwordPolicy);
+        await createUser(stores.users, caller, { user_email: email, user_password: 'retried password' }, config);
       }
       await waitFor(() => (errors.length > 0 ? true : undefined), 3_000, 'a reported failure');
       await new Promise((resolve) => setTimeout(resolve, 1_000));

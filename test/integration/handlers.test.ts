@@ -4,7 +4,8 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
 import { revokeKey } from '#domain/owners';
-import { verifyPassword } from '#domain/passwords';
+import { hashPassword, verifyPassword } from '#domain/passwords';
+import { formatArgon2Setting, parseArgon2Setting } from '#platform/config';
 import { processStores } from '#store/stores';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
@@ -51,7 +52,8 @@ describe('createUser', () => {
     );
     expect(response.status).toBe(200);
     const item = (await profile(owner.ownerEmail, email))!;
-    expect(item.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    // At the deployment's setting (ARGON2_SETTING), named in the PHC string.
+    expect(item.password_hash.startsWith(`$argon2id$v=19$${formatArgon2Setting(config.argon2)}$`)).toBe(true);
     expect(await verifyPassword(item.password_hash, 'correct horse battery')).toBe(true);
     expect(item.should_reset_password).toBe(true);
     expect(JSON.stringify(item)).not.toContain('correct horse battery');
@@ -208,5 +210,24 @@ describe('keys and owners', () => {
       status: 500,
       body: { message: MESSAGES.deleteFailed },
     });
+  });
+});
+
+describe('resetUserPassword after a change of argon2id setting', () => {
+  it('a hash made with the old setting (m=19456,t=2) still verifies, and a reset rewrites it with the current one', async () => {
+    const owner = await newOwner();
+    const email = uniqueEmail('old-setting');
+    const oldSetting = parseArgon2Setting('m=19456,t=2,p=1', 'test');
+    expect(oldSetting).not.toEqual(config.argon2);
+    const oldHash = await hashPassword('stored long ago', oldSetting);
+    await stores.users.createUser({ ownerId: await ownerIdOf(owner.ownerEmail), email, passwordHash: oldHash, shouldResetPassword: false });
+    expect(await verifyPassword((await profile(owner.ownerEmail, email))!.password_hash, 'stored long ago')).toBe(true);
+
+    expect((await invoke(resetUserPassword, { user_email: email, new_password: 'set with the new setting' }, owner.apiKey)).status).toBe(
+      200,
+    );
+    const after = (await profile(owner.ownerEmail, email))!.password_hash as string;
+    expect(after.startsWith(`$argon2id$v=19$${formatArgon2Setting(config.argon2)}$`)).toBe(true);
+    expect(await verifyPassword(after, 'set with the new setting')).toBe(true);
   });
 });

@@ -28,6 +28,6 @@ export const uniqueEmail = (tag = 'user') => `${tag}-${randomBytes(6).toString('
 
 /** A fresh owner with its own account and one key. */
 export async function newOwner(tag = 'owner') {
-  const issued = await createOwner(stores.owners, uniqueEmail(tag), config.passwordPolicy);
+  const issued = await createOwner(stores.owners, uniqueEmail(tag), config);
   return { ownerEmail: issued.owner_email, apiKey: issued.api_key, keyId: issued.key_id };
 }

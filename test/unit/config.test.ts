@@ -28,4 +28,13 @@ describe('readConfig', () => {
     process.env.PASSWORD_MAX_LENGTH = '10';
     expect(() => readConfig()).toThrow('PASSWORD_MAX_LENGTH must not be less than PASSWORD_MIN_LENGTH');
   });
+
+  it('reads ARGON2_SETTING (one of OWASP five) and refuses any other at cold start', () => {
+    delete process.env.ARGON2_SETTING;
+    expect(readConfig().argon2).toEqual({ memoryCost: 12288, timeCost: 3, parallelism: 1 });
+    process.env.ARGON2_SETTING = 'm=7168,t=5,p=1';
+    expect(readConfig().argon2).toEqual({ memoryCost: 7168, timeCost: 5, parallelism: 1 });
+    process.env.ARGON2_SETTING = 'm=1024,t=1,p=1';
+    expect(() => readConfig()).toThrow("Environment variable ARGON2_SETTING must be one of OWASP's five argon2id settings");
+  });
 });

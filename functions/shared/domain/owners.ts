@@ -2,7 +2,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { OPERATIONS, type OperationName } from '#contract/operations';
-import type { PasswordPolicy } from '#platform/config';
+import type { PasswordSettings } from '#platform/config';
 import { newApiKey } from './api-keys';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
@@ -124,7 +124,7 @@ const issued = (ownerEmail: string, keyId: string, apiKey: string, scope: KeySco
  * Creates an owner, its own account (a white-label user of its own tool, with a
  * random password nobody is shown) and its first API key.
  */
-export async function createOwner(store: OwnerStore, email: string, policy: PasswordPolicy, scope: KeyScope = {}): Promise<IssuedKey> {
+export async function createOwner(store: OwnerStore, email: string, passwords: PasswordSettings, scope: KeyScope = {}): Promise<IssuedKey> {
   const now = Date.now();
   const checked = checkScope(scope, now);
   const ownerEmail = normalizeEmail(email);
@@ -133,7 +133,7 @@ export async function createOwner(store: OwnerStore, email: string, policy: Pass
   const { apiKey, keyId, digest } = newApiKey();
   const created = await store.createOwner(
     { ownerId, ownerEmail, createdAt },
-    { passwordHash: await hashPassword(generatePassword(policy)) },
+    { passwordHash: await hashPassword(generatePassword(passwords.passwordPolicy), passwords.argon2) },
     { digest, keyId, ownerId, ownerEmail, createdAt, ...checked },
   );
   if (!created) throw new Error(`Owner ${ownerEmail} already exists`);

@@ -1,20 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { type Algorithm, hash, verify } from '@node-rs/argon2';
-import type { PasswordPolicy } from '#platform/config';
+import type { Argon2Setting, PasswordPolicy } from '#platform/config';
 
-/** argon2id at OWASP's minimum (m=19456 KiB, t=2, p=1); the hash is a PHC string. */
-export const ARGON2_OPTIONS = {
+/** The options of an argon2id hash at `setting`; the hash is a PHC string that names them. */
+const argon2idOptions = (setting: Argon2Setting) => ({
   // Algorithm is a const enum with no runtime object, which isolated-module builds cannot inline.
   algorithm: 2 as Algorithm.Argon2id,
-  memoryCost: 19456,
-  timeCost: 2,
-  parallelism: 1,
-} as const;
+  memoryCost: setting.memoryCost,
+  timeCost: setting.timeCost,
+  parallelism: setting.parallelism,
+});
 
-/** Hashes a password with argon2id. */
-export const hashPassword = (password: string): Promise<string> => hash(password, ARGON2_OPTIONS);
+/** Hashes a password with argon2id at the deployment's setting: the UTF-8 bytes of exactly this string. */
+export const hashPassword = (password: string, setting: Argon2Setting): Promise<string> => hash(password, argon2idOptions(setting));
 
-/** Checks a password against a stored PHC string. */
+/** Checks a password against a stored argon2 PHC string, whatever setting made it. */
 export const verifyPassword = (phc: string, password: string): Promise<boolean> => verify(phc, password);
 
 /**

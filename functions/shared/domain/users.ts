@@ -1,6 +1,6 @@
 /** The three operations' rules, free of HTTP: each returns an outcome for the handler to answer with. */
 
-import type { PasswordPolicy } from '#platform/config';
+import type { PasswordSettings } from '#platform/config';
 import { normalizeEmail } from './email';
 import { generatePassword, hashPassword } from './passwords';
 
@@ -59,14 +59,14 @@ export async function createUser(
   store: UserStore,
   owner: Owner,
   input: CreateUserInput,
-  policy: PasswordPolicy,
+  passwords: PasswordSettings,
 ): Promise<CreateUserOutcome> {
   const email = normalizeEmail(input.user_email);
-  const password = input.user_password ?? generatePassword(policy);
+  const password = input.user_password ?? generatePassword(passwords.passwordPolicy);
   const created = await store.createUser({
     ownerId: owner.ownerId,
     email,
-    passwordHash: await hashPassword(password),
+    passwordHash: await hashPassword(password, passwords.argon2),
     shouldResetPassword: input.should_reset_password === true || input.should_reset_password === 'true',
   });
   return created ? { created, user_email: email, user_password: password } : { created };
@@ -81,8 +81,13 @@ export interface ResetPasswordInput {
  * Sets a new password. The hash is computed before the user is looked up, so an
  * unknown user costs the caller as much time as a known one.
  */
-export async function resetUserPassword(store: UserStore, owner: Owner, input: ResetPasswordInput): Promise<'reset' | Refusal> {
-  const passwordHash = await hashPassword(input.new_password);
+export async function resetUserPassword(
+  store: UserStore,
+  owner: Owner,
+  input: ResetPasswordInput,
+  passwords: Pick<PasswordSettings, 'argon2'>,
+): Promise<'reset' | Refusal> {
+  const passwordHash = await hashPassword(input.new_password, passwords.argon2);
   const outcome = await store.setPasswordHash(owner.ownerId, normalizeEmail(input.user_email), passwordHash);
   return outcome === 'updated' ? 'reset' : outcome;
 }

@@ -32,14 +32,72 @@ export interface PasswordPolicy {
 /** 8 to 1024 characters: NIST SP 800-63B's minimum length, and a bound on hashing work. */
 export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 8, maxLength: 1024 };
 
-export interface Config {
+/** An argon2id cost setting (memory in KiB, passes, lanes). */
+export interface Argon2Setting {
+  readonly memoryCost: number;
+  readonly timeCost: number;
+  readonly parallelism: 1;
+}
+
+/**
+ * OWASP's five argon2id settings that "provide an equal level of defense" (Password Storage Cheat
+ * Sheet): the only ones a stage may choose. They cost very different CPU (`npm run bench` measures
+ * all five side by side), so the choice is a measurement, not a judgement of strength.
+ */
+export const OWASP_ARGON2ID_SETTINGS: readonly Argon2Setting[] = [
+  { memoryCost: 47104, timeCost: 1, parallelism: 1 },
+  { memoryCost: 19456, timeCost: 2, parallelism: 1 },
+  { memoryCost: 12288, timeCost: 3, parallelism: 1 },
+  { memoryCost: 9216, timeCost: 4, parallelism: 1 },
+  { memoryCost: 7168, timeCost: 5, parallelism: 1 },
+];
+
+/** `m=12288,t=3,p=1`: how a setting is written in ARGON2_SETTING, in stage settings and in PHC strings. */
+export const formatArgon2Setting = (setting: Argon2Setting): string =>
+  `m=${setting.memoryCost},t=${setting.timeCost},p=${setting.parallelism}`;
+
+/**
+ * The setting new hashes use when none is configured: the cheapest of the five on the committed
+ * bench run (bench/RESULTS.md). Hashes made with another setting keep verifying: the PHC string
+ * carries its own parameters.
+ */
+export const DEFAULT_ARGON2_SETTING: Argon2Setting = OWASP_ARGON2ID_SETTINGS[2]!;
+
+/** One of OWASP's five, written `m=<KiB>,t=<n>,p=1`; anything else throws naming `what` and the five. */
+export function parseArgon2Setting(raw: unknown, what: string): Argon2Setting {
+  if (raw === undefined || raw === null || raw === '') return DEFAULT_ARGON2_SETTING;
+  const text = String(raw).replace(/\s+/g, '');
+  const found = OWASP_ARGON2ID_SETTINGS.find((setting) => formatArgon2Setting(setting) === text);
+  if (!found) {
+    throw new Error(
+      `${what} must be one of OWASP's five argon2id settings (${OWASP_ARGON2ID_SETTINGS.map(formatArgon2Setting).join(' | ')}), got "${String(raw)}"`,
+    );
+  }
+  return found;
+}
+
+/** How passwords are checked and hashed in this deployment. */
+export interface PasswordSettings {
+  readonly passwordPolicy: PasswordPolicy;
+  /** The argon2id setting new hashes use (ARGON2_SETTING). */
+  readonly argon2: Argon2Setting;
+}
+
+/** The deployment's password settings (PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, ARGON2_SETTING), checked. */
+export function readPasswordSettings(): PasswordSettings {
+  return {
+    passwordPolicy: readPasswordPolicy(),
+    argon2: parseArgon2Setting(process.env.ARGON2_SETTING, 'Environment variable ARGON2_SETTING'),
+  };
+}
+
+export interface Config extends PasswordSettings {
   readonly usersTableName: string;
   readonly ownersTableName: string;
   /** Where Idempotency-Key records live (24 hours each, DynamoDB TTL). */
   readonly idempotencyTableName: string;
   /** Set only when talking to DynamoDB Local. */
   readonly dynamodbEndpoint: string | undefined;
-  readonly passwordPolicy: PasswordPolicy;
   /** How long a warm function trusts a looked-up API key; a revocation takes effect within it. */
   readonly apiKeyCacheTtlMs: number;
 }
@@ -63,7 +121,7 @@ export function readConfig(): Config {
     ownersTableName: required('OWNERS_TABLE_NAME'),
     idempotencyTableName: required('IDEMPOTENCY_TABLE_NAME'),
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
-    passwordPolicy: readPasswordPolicy(),
+    ...readPasswordSettings(),
     apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', 30, 0) * 1000,
   };
 }
