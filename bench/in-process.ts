@@ -1,16 +1,13 @@
 /**
- * Measurements made by calling the handlers in this process, as Lambda would: the pipeline's own
- * cost, DynamoDB calls per operation (counted by an SDK middleware on the service's shared client),
+ * Measurements made by calling the handlers in this process, as Lambda would: DynamoDB calls per operation (counted by an SDK middleware on the service's shared client),
  * and how a delete scales with the user's associated data. Import only after the environment is set.
  */
 
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { MESSAGES } from '#contract/messages';
 import { issueKey } from '#domain/owners';
-import { type ApiHandler, operation } from '#http/pipeline';
-import { jsonResponse } from '#http/responses';
+import type { ApiHandler } from '#http/pipeline';
 import { processStores } from '#store/stores';
 import { userPk } from '#store/table-layout';
 import { handler as createUserHandler } from '../functions/createUser/handler';
@@ -83,43 +80,6 @@ export async function timeCall(operationName: Operation, apiKey: string, body: o
 }
 
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 12)}@example.com`;
-
-/**
- * A request through the whole pipeline (context injection, access log, error shaping, headers,
- * API key from the warm cache, body, schema) around an operation that does nothing (no hash, no
- * storage), minus calling that operation bare. Median over `runs` calls, per operation.
- */
-export async function pipelineOverhead(apiKey: string, runs = 4_000): Promise<Record<Operation, number>> {
-  const bodies: Record<Operation, object> = {
-    createUser: { user_email: 'Jane@Example.com', user_password: 'correct horse battery staple', should_reset_password: 'false' },
-    resetUserPassword: { user_email: 'jane@example.com', new_password: 'a brand new passphrase' },
-    deleteUser: { user_email: 'jane@example.com' },
-  };
-  const result = {} as Record<Operation, number>;
-  for (const name of Object.keys(bodies) as Operation[]) {
-    const noop = async () => jsonResponse(200, { message: MESSAGES.passwordReset });
-    const wrapped = operation({ name, run: noop });
-    const piped: number[] = [];
-    const bare: number[] = [];
-    for (let i = -runs / 4; i < runs; i++) {
-      const event = apiEvent(name, apiKey, bodies[name]);
-      const context = lambdaContext();
-      let started = performance.now();
-      const response = await wrapped(event, context);
-      const pipedMs = performance.now() - started;
-      if (response.statusCode !== 200) throw new Error(`pipeline answered ${response.statusCode} ${response.body}`);
-      started = performance.now();
-      await noop();
-      const bareMs = performance.now() - started;
-      if (i >= 0) {
-        piped.push(pipedMs);
-        bare.push(bareMs);
-      }
-    }
-    result[name] = round(median(piped) - median(bare), 4);
-  }
-  return result;
-}
 
 /** DynamoDB calls per operation with a warm key cache, and for the first call with a new key. */
 export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, ownerEmail: string, warmKey: string) {

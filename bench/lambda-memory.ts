@@ -4,10 +4,10 @@
  * pool thread, then the write on the main thread), so a share above one vCPU buys nothing. From
  * each operation's measured CPU and wait, the model gives latency and cost per million requests
  * at each size, and picks, per function, the fastest size among those within 5 % of the cheapest.
- * The choice is written to lib/lambda-memory.json, which the stack reads.
+ * The run reports its choice beside the catalogue's `memoryMb` (functions/shared/contract/operations.ts),
+ * which the stack deploys: a committed full run whose choice differs is a change to make there.
  */
 
-import { writeFileSync } from 'node:fs';
 import { round } from './stats';
 
 /** The sizes modelled (MB), arm64. */
@@ -61,9 +61,4 @@ export function chooseMemory(rows: readonly MemoryModelRow[]): Record<string, nu
     chosen[operation] = affordable[0]!.memory_mb;
   }
   return chosen;
-}
-
-/** Writes the chosen sizes where the stack reads them. */
-export function writeChosenMemory(path: string, chosen: Record<string, number>): void {
-  writeFileSync(path, `${JSON.stringify(chosen, null, 2)}\n`);
 }

@@ -9,14 +9,15 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { CHOSEN, hashOnce } from './argon2';
+import { formatArgon2Setting, OWASP_ARGON2ID_SETTINGS, readPasswordSettings } from '#platform/config';
+import { hashAt } from './argon2';
 import { floorProbe } from './floor';
 import { median, round } from './stats';
 import { cpuBetween, threadCpu } from './thread-cpu';
 
 export interface LambdaCpuRequest {
   readonly apiKey: string;
-  /** Requests per phase in each round; rounds interleave the phases so that both meet the same machine. */
+  /** Requests per phase in each round; rounds interleave the phases so that all meet the same machine. */
   readonly perRound: number;
   readonly rounds: number;
 }
@@ -32,20 +33,21 @@ export interface PhaseCpu {
   readonly errors: number;
 }
 
-/** The phases, in the order each round runs them (the floors first, then the operations). */
-const PHASES = [
-  'hash',
-  'hashThenNodeHttpPut',
-  'hashThenPut',
-  'hashThenUpdate',
-  'nodeHttpQueryThenDelete',
-  'queryThenDelete',
-  'createUser',
-  'resetUserPassword',
-  'deleteUser',
+/** One hash at each of OWASP's five settings, named `argon2 m=…,t=…,p=1`. */
+type SettingPhase = `argon2 ${string}`;
+const SETTING_PHASES: SettingPhase[] = OWASP_ARGON2ID_SETTINGS.map((setting) => `argon2 ${formatArgon2Setting(setting)}` as const);
+
+/** Each operation beside its SDK floor, in the order their users need (deletes take the users put before them). */
+const PAIRS = [
+  // A call that does nothing, measured the same way: what reading /proc around a call costs, taken off every phase.
+  ['nothing', 'nothing'],
+  ['hashThenPut', 'createUser'],
+  ['hashThenUpdate', 'resetUserPassword'],
+  ['queryThenDelete', 'deleteUser'],
 ] as const;
-export type LambdaCpuPhase = (typeof PHASES)[number];
-export type LambdaCpuResult = Record<LambdaCpuPhase, PhaseCpu>;
+const FIXED_PHASES = [...new Set(PAIRS.flat())];
+export type LambdaCpuPhase = SettingPhase | (typeof FIXED_PHASES)[number];
+export type LambdaCpuResult = Record<(typeof FIXED_PHASES)[number], PhaseCpu> & { readonly [phase: SettingPhase]: PhaseCpu | undefined };
 
 process.once('message', (message: LambdaCpuRequest) => {
   run(message).then(
@@ -57,24 +59,22 @@ process.once('message', (message: LambdaCpuRequest) => {
 async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<LambdaCpuResult> {
   // The handlers read their configuration when they load; the parent set it in our environment.
   const { apiEvent, handlerFor, lambdaContext } = await import('./in-process');
-  const floor = floorProbe(process.env.DYNAMODB_ENDPOINT!, process.env.USERS_TABLE_NAME!);
+  const floor = floorProbe(process.env.DYNAMODB_ENDPOINT!, process.env.USERS_TABLE_NAME!, readPasswordSettings().argon2);
   const totals = new Map<LambdaCpuPhase, { pool: number; rest: number; walls: number[]; errors: number }>();
 
-  /** Runs `calls` one after another, each timed, and adds their CPU to the phase's totals. */
-  const phase = async (name: LambdaCpuPhase, calls: (() => Promise<boolean>)[]) => {
+  /** One call, timed, its threads' CPU added to the phase's totals (reading /proc costs every phase alike). */
+  const measure = async (name: LambdaCpuPhase, call: () => Promise<boolean>) => {
     const entry = totals.get(name) ?? { pool: 0, rest: 0, walls: [], errors: 0 };
     totals.set(name, entry);
     const before = threadCpu();
     if (!before) throw new Error('per-thread CPU needs Linux /proc');
-    for (const call of calls) {
-      const started = performance.now();
-      const ok = await call();
-      entry.walls.push(performance.now() - started);
-      if (!ok) entry.errors++;
-    }
+    const started = performance.now();
+    const ok = await call();
+    entry.walls.push(performance.now() - started);
     const spent = cpuBetween(before, threadCpu()!);
     entry.pool += spent.pool;
     entry.rest += spent.rest;
+    if (!ok) entry.errors++;
   };
 
   const handlerCall = (operation: Parameters<typeof handlerFor>[0], body: object) => {
@@ -86,45 +86,73 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
   };
 
   const password = 'correct horse battery staple';
-  const batch = (warmup: boolean) => {
+  const batch = (warmup: boolean): Map<LambdaCpuPhase, (() => Promise<boolean>)[]> => {
     const users = Array.from({ length: warmup ? 10 : perRound }, () => `cpu-${randomUUID().slice(0, 13)}@example.com`);
-    return {
-      hash: users.map(() => () => hashOnce(CHOSEN).then(() => true)),
-      hashThenNodeHttpPut: users.map(() => () => floor.hashThenNodeHttpPut()),
-      hashThenPut: users.map(() => () => floor.hashThenPut().then(() => true)),
-      hashThenUpdate: users.map(() => () => floor.hashThenUpdate().then(() => true)),
-      nodeHttpQueryThenDelete: users.map(() => () => floor.nodeHttpQueryThenDelete()),
-      queryThenDelete: users.map(() => () => floor.queryThenDelete()),
-      createUser: users.map((user_email) => handlerCall('createUser', { user_email, user_password: password })),
-      resetUserPassword: users.map((user_email) =>
-        handlerCall('resetUserPassword', { user_email, new_password: 'a brand new passphrase' }),
+    return new Map<LambdaCpuPhase, (() => Promise<boolean>)[]>([
+      ...OWASP_ARGON2ID_SETTINGS.map(
+        (setting, i) => [SETTING_PHASES[i]!, users.map(() => () => hashAt(setting).then(() => true))] as const,
       ),
+      ['nothing', users.map(() => async () => true)],
+      ['hashThenPut', users.map(() => () => floor.hashThenPut())],
+      ['hashThenUpdate', users.map(() => () => floor.hashThenUpdate())],
+      ['queryThenDelete', users.map(() => () => floor.queryThenDelete())],
+      ['createUser', users.map((user_email) => handlerCall('createUser', { user_email, user_password: password }))],
+      [
+        'resetUserPassword',
+        users.map((user_email) => handlerCall('resetUserPassword', { user_email, new_password: 'a brand new passphrase' })),
+      ],
       // Users without associated items: one Query and one DeleteItem each.
-      deleteUser: users.map((user_email) => handlerCall('deleteUser', { user_email })),
-    };
+      ['deleteUser', users.map((user_email) => handlerCall('deleteUser', { user_email }))],
+    ]);
   };
 
-  // Warm up: the JIT, the key cache, the connections. Then rounds, each phase in turn.
-  const warm = batch(true);
-  for (const name of PHASES) for (const call of warm[name]) await call();
-  for (let r = 0; r < rounds; r++) {
-    const calls = batch(false);
-    for (const name of PHASES) await phase(name, calls[name]);
-  }
+  /**
+   * A round: the five settings' hashes in turn, then each operation call by call beside its floor, the floor
+   * first on even calls and the operation first on odd ones, so that both meet the same machine and
+   * the GC's work lands on either in proportion to the garbage they make.
+   */
+  const runRound = async (calls: Map<LambdaCpuPhase, (() => Promise<boolean>)[]>, record: boolean) => {
+    const run = (name: LambdaCpuPhase, call: () => Promise<boolean>) => (record ? measure(name, call) : call());
+    // One hash of each setting in turn, starting from a different one each time.
+    const hashes = SETTING_PHASES.map((name) => calls.get(name)!);
+    for (let i = 0; i < hashes[0]!.length; i++) {
+      for (let k = 0; k < SETTING_PHASES.length; k++) {
+        const which = (i + k) % SETTING_PHASES.length;
+        await run(SETTING_PHASES[which]!, hashes[which]![i]!);
+      }
+    }
+    for (const [floorName, operationName] of PAIRS) {
+      const floorCalls = calls.get(floorName)!;
+      const operationCalls = calls.get(operationName)!;
+      for (let i = 0; i < floorCalls.length; i++) {
+        const pair = [() => run(floorName, floorCalls[i]!), () => run(operationName, operationCalls[i]!)];
+        if (i % 2 === 1) pair.reverse();
+        for (const step of pair) await step();
+      }
+    }
+  };
+  // Warm up: the JIT, the key cache, the connections. Then the rounds.
+  await runRound(batch(true), false);
+  for (let r = 0; r < rounds; r++) await runRound(batch(false), true);
   floor.close();
 
-  const result = {} as LambdaCpuResult;
-  for (const name of PHASES) {
-    const { pool, rest, walls, errors } = totals.get(name)!;
+  const result = {} as Record<LambdaCpuPhase, PhaseCpu>;
+  const nothing = totals.get('nothing')!;
+  const overhead = { pool: nothing.pool / nothing.walls.length, rest: nothing.rest / nothing.walls.length };
+  for (const name of [...SETTING_PHASES, ...FIXED_PHASES]) {
+    const { walls, errors } = totals.get(name)!;
     const n = walls.length;
+    // Per call, less what measuring a call costs (the `nothing` phase's own figures stay as measured).
+    const pool = totals.get(name)!.pool / n - (name === 'nothing' ? 0 : overhead.pool);
+    const rest = totals.get(name)!.rest / n - (name === 'nothing' ? 0 : overhead.rest);
     result[name] = {
       requests: n,
-      cpu_ms: round((pool + rest) / n, 3),
-      hash_cpu_ms: round(pool / n, 3),
-      non_hash_cpu_ms: round(rest / n, 3),
+      cpu_ms: round(pool + rest, 3),
+      hash_cpu_ms: round(pool, 3),
+      non_hash_cpu_ms: round(rest, 3),
       wall_ms_p50: round(median(walls), 3),
       errors,
     };
   }
-  return result;
+  return result as LambdaCpuResult;
 }
