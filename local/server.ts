@@ -14,17 +14,25 @@ import type { ApiHandler as Handler } from '#http/pipeline';
 import { jsonResponse } from '#http/responses';
 import { processStores } from '#store/stores';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
-import { handler as createUser } from '../functions/createUser/handler';
-import { handler as deleteUser } from '../functions/deleteUser/handler';
-import { handler as resetUserPassword } from '../functions/resetUserPassword/handler';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
 import { lambdaContext, proxyEvent } from './lambda-runtime';
 
 /** Path prefix of every operation; the endpoints are `{base_url}/v1/<operation>` (docs/api-contract.md). */
 export const API_PREFIX = `/${API_VERSION}`;
 
-/** Each operation's handler: the functions the stack deploys, one per catalogue entry. */
-const HANDLERS: Record<OperationName, Handler> = { createUser, resetUserPassword, deleteUser };
+/**
+ * Each operation's handler, `functions/<operation>/handler.ts` as the stack deploys it, loaded
+ * once on the operation's first request.
+ */
+const handlers = new Map<OperationName, Promise<Handler>>();
+const handlerOf = (operation: OperationName): Promise<Handler> => {
+  let loaded = handlers.get(operation);
+  if (!loaded) {
+    loaded = import(`../functions/${operation}/handler.ts`).then((module: { handler: Handler }) => module.handler);
+    handlers.set(operation, loaded);
+  }
+  return loaded;
+};
 
 /** Each route's operation, by its catalogue path. */
 const ROUTES = new Map(OPERATIONS.map((operation) => [operationPath(operation), operation]));
@@ -78,7 +86,7 @@ async function invoke(req: IncomingMessage, path: string, operation: OperationNa
     protocol: `HTTP/${req.httpVersion}`,
   });
   // The operation's name: its deployed timeout sets the context's deadline.
-  return HANDLERS[operation](event, lambdaContext(operation));
+  return (await handlerOf(operation))(event, lambdaContext(operation));
 }
 
 const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => [raw[2 * i]!, raw[2 * i + 1]!] as const);

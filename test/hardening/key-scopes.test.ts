@@ -111,7 +111,7 @@ describe('operations', () => {
     const { api, digest } = await keyFor({ operations: ['deleteUser'] });
     const requests = await requestsDuring(() => api('/v1/createUser', { user_email: uniqueEmail('never') }));
     expect(requests.filter((body) => body.TableName === config.usersTableName)).toEqual([]);
-    // A consistent read: a refusal is remembered for a while (ADR 8), so it must not come from a stale replica.
+    // A consistent read: a refusal is remembered for a while (ADR 9), so it must not come from a stale replica.
     expect(aboutKey(requests, digest)).toEqual([
       { TableName: config.ownersTableName, Key: { pk: { S: `KEY#${digest}` } }, ConsistentRead: true },
     ]);
