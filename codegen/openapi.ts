@@ -143,6 +143,16 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
         response: message(MESSAGES.unsupportedMediaType),
       },
       {
+        name: 'bodyNotUtf8',
+        status: 400,
+        summary: 'Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate',
+        given:
+          'Sent with a byte sequence that is not UTF-8 (0xE9 alone, say), or a string with an unpaired `\\ud800` escape, as here. Nothing is stored, and no password is ever altered on its way to the hash.',
+        request: { ...op.validBody, user_email: `jane\ud800@example.com` },
+        response: message(MESSAGES.invalidUtf8),
+        invalidBody: true,
+      },
+      {
         name: 'bodyNotAnObject',
         status: 400,
         summary: 'Body not valid JSON, or JSON that is not an object',
@@ -501,7 +511,7 @@ const INTRODUCTION = [
     'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
   "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone. " +
     'Then the optional `Idempotency-Key` header: `400` when it is present and malformed.',
-  '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when it is not a JSON object.',
+  '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when its bytes are not UTF-8 or a string holds an unpaired surrogate (never altered), `400` when it is not a JSON object.',
   "4. The operation's JSON Schema: a `400` whose message is that of the first row of the operation's table that applies (the order of the examples).",
   '5. With an `Idempotency-Key`, its look-up: a recorded response is replayed, or the key is refused (`422`, `409`).',
   '6. The operation itself.',

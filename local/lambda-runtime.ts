@@ -19,8 +19,11 @@ export interface ProxyRequest {
   readonly path: string;
   /** Header pairs in the caller's spelling and order (as in IncomingMessage.rawHeaders), or a plain record. */
   readonly headers?: readonly (readonly [string, string])[] | Readonly<Record<string, string>>;
-  /** The body as text; API Gateway passes `null` for an empty one. */
-  readonly body: string | null;
+  /**
+   * The body: text, or raw bytes, which the event carries base64-encoded as API Gateway does for
+   * the stage's binary media types (every request). Empty is `null`, as API Gateway passes it.
+   */
+  readonly body: string | Buffer | null;
   readonly sourceIp?: string;
   readonly protocol?: string;
   readonly stage?: string;
@@ -53,8 +56,8 @@ export function proxyEvent({
     multiValueQueryStringParameters: null,
     pathParameters: null,
     stageVariables: null,
-    body: body === '' ? null : body,
-    isBase64Encoded: false,
+    body: body === null || body.length === 0 ? null : typeof body === 'string' ? body : body.toString('base64'),
+    isBase64Encoded: Buffer.isBuffer(body) && body.length > 0,
     requestContext: {
       accountId: 'local',
       apiId: 'local',

@@ -6,10 +6,11 @@
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MESSAGES } from '#contract/messages';
 import { API_VERSION, CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
+import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
 import type { ApiHandler as Handler } from '#http/pipeline';
 import { jsonResponse } from '#http/responses';
 import { processStores } from '#store/stores';
@@ -40,8 +41,13 @@ const ROUTES = new Map(OPERATIONS.map((operation) => [operationPath(operation), 
 /** The paths the local server answers an operation on (the catalogue test holds them to the stack's). */
 export const LOCAL_OPERATION_PATHS: readonly string[] = [...ROUTES.keys()];
 
-/** API Gateway's own payload limit; the handlers enforce the contract's 16 KiB. */
-const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * Stands in for a body over the contract's limit that the server never reads: the pipeline
+ * refuses a body by its size, after the key (401, 403) and the Idempotency-Key's shape (400), so
+ * the caller gets the answer a deployed stage gives, and a caller without a valid key is refused
+ * before sending megabytes.
+ */
+const OVERSIZED_BODY = Buffer.alloc(MAX_BODY_BYTES + 1);
 
 /** Creates (but does not start) the local server. */
 export function createLocalServer(): Server {
@@ -55,12 +61,30 @@ export function createLocalServer(): Server {
     const operation = ROUTES.get(path);
     if (!operation) return send(res, json(404, MESSAGES.notFound));
     if (req.method !== 'POST') return send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'POST' }));
-    invoke(req, path, operation).then(
+    invoke(req, res, path, operation).then(
       (result) => send(res, result),
       () => (res.headersSent ? res.destroy() : send(res, json(500, CATALOGUE[operation].failureMessage))),
     );
   });
+  // What Node's HTTP parser refuses before a request exists: the contract's JSON shape too.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerProtocolError(error, socket));
   return server;
+}
+
+/** A malformed request line or header, a header section too large, Content-Length beside Transfer-Encoding. */
+function answerProtocolError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', MESSAGES.headersTooLarge]
+      : [400, 'Bad Request', MESSAGES.badRequest];
+  const body = JSON.stringify({ message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
@@ -74,9 +98,13 @@ function servedBaseUrl(server: Server, req: IncomingMessage): string {
   return req.headers.host === `localhost:${port}` ? `http://localhost:${port}` : listening;
 }
 
-async function invoke(req: IncomingMessage, path: string, operation: OperationName): Promise<APIGatewayProxyResult> {
-  const body = await readBody(req);
-  if (body === undefined) return json(413, MESSAGES.bodyTooLarge);
+async function invoke(req: IncomingMessage, res: ServerResponse, path: string, operation: OperationName): Promise<APIGatewayProxyResult> {
+  let body = await readBody(req);
+  if (body === undefined) {
+    // The rest of the body is never read: the answer ends the connection.
+    res.setHeader('connection', 'close');
+    body = OVERSIZED_BODY;
+  }
   const event = proxyEvent({
     path,
     // rawHeaders keeps the caller's spelling, as API Gateway does.
@@ -92,25 +120,31 @@ async function invoke(req: IncomingMessage, path: string, operation: OperationNa
 const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => [raw[2 * i]!, raw[2 * i + 1]!] as const);
 
 /**
- * The body as UTF-8 text, or undefined when it exceeds the gateway's limit. Plain stream events
- * rather than `for await`: the async iterator costs more CPU than the rest of this file per request.
+ * The body's bytes, or undefined when it is over the contract's limit: declared so (Content-Length),
+ * or grown so (chunked). Then nothing more is read, and the answer closes the connection. Plain
+ * stream events rather than `for await`: the async iterator costs more CPU per request than the
+ * rest of this file.
  */
-function readBody(req: IncomingMessage): Promise<string | undefined> {
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const tooLarge = () => {
+    req.pause();
+    return undefined;
+  };
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > GATEWAY_MAX_BODY_BYTES) {
+      if (size > MAX_BODY_BYTES) {
         req.off('data', onData);
-        req.resume();
-        resolve(undefined);
+        resolve(tooLarge());
         return;
       }
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('end', () => resolve(Buffer.concat(chunks)));
     req.once('error', reject);
   });
 }
@@ -137,4 +171,6 @@ function servePage(req: IncomingMessage, res: ServerResponse, page: Page, baseUr
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.writeHead(result.statusCode, { ...result.headers, 'content-length': Buffer.byteLength(result.body) });
   res.end(result.body);
+  // A request whose body was left unread (over the limit) ends its connection with the answer.
+  if (res.getHeader('connection') === 'close') res.once('finish', () => res.req.socket.destroy());
 }

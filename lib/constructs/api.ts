@@ -1,6 +1,7 @@
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ContentHandling,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -91,6 +92,9 @@ export class UserManagementApi extends Construct {
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The account-wide logging role is one per account and region: the account stack sets it.
       cloudWatchRole: false,
+      // Every body reaches the functions as its raw bytes, base64-encoded: as text, API Gateway
+      // would replace bytes that are not UTF-8, and a password would be hashed altered.
+      binaryMediaTypes: ['*/*'],
       deployOptions: {
         stageName: props.stageName,
         throttlingRateLimit: props.throttleRateLimit,
@@ -143,6 +147,8 @@ export class UserManagementApi extends Construct {
       'GET',
       new MockIntegration({
         requestTemplates: { 'application/json': '{"statusCode": 200}' },
+        // Every body is binary to this API (binaryMediaTypes): as text, the template applies.
+        contentHandling: ContentHandling.CONVERT_TO_TEXT,
         passthroughBehavior: PassthroughBehavior.NEVER,
         integrationResponses: [{ statusCode: '200', responseTemplates: { 'application/json': openApiResponseTemplate(document) } }],
       }),
@@ -180,6 +186,8 @@ export class UserManagementApi extends Construct {
 function methodNotAllowedIntegration(): MockIntegration {
   return new MockIntegration({
     requestTemplates: { 'application/json': '{"statusCode": 405}' },
+    // Every body is binary to this API (binaryMediaTypes): as text, the template applies.
+    contentHandling: ContentHandling.CONVERT_TO_TEXT,
     passthroughBehavior: PassthroughBehavior.NEVER,
     integrationResponses: [
       {

@@ -328,6 +328,17 @@ describe('REST API', () => {
     }
   });
 
+  it('every body reaches the functions as raw bytes (binary media types */*), and the mock integrations still apply their templates', () => {
+    prod.template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+    const mocks = Object.values(resourcesOf(prod.template)).filter(
+      (resource) =>
+        resource.Type === 'AWS::ApiGateway::Method' && (resource.Properties?.Integration as { Type?: string } | undefined)?.Type === 'MOCK',
+    );
+    expect(mocks).toHaveLength(OPERATIONS.length + 1);
+    const handling = mocks.map((mock) => (mock.Properties?.Integration as { ContentHandling?: string } | undefined)?.ContentHandling);
+    expect(handling).toEqual(mocks.map(() => 'CONVERT_TO_TEXT'));
+  });
+
   it('API Gateway may invoke each function only from its own route', () => {
     for (const operation of OPERATIONS) {
       prod.template.resourcePropertiesCountIs(

@@ -3,12 +3,12 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { lambdaContext, proxyEvent } from '../../local/lambda-runtime';
 
-/** A POST with a JSON body (a string is sent as is) and these headers. */
+/** A POST with a JSON body (a string is sent as is; bytes base64-encoded, as API Gateway delivers them) and these headers. */
 export const apiEvent = (body: unknown, headers: Record<string, string> = {}): APIGatewayProxyEvent =>
   proxyEvent({
     path: '/v1/op',
     headers: { 'Content-Type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
     stage: 'test',
   });
 

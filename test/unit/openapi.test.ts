@@ -116,9 +116,12 @@ describe('the document against the pipeline', () => {
     for (const [name, rows] of Object.entries(schemas).map(([n, s]) => [n, s.rows] as const)) {
       const examples = document.paths[`/v1/${name}`]!.post.responses['400']!.content['application/json'].examples;
       const messages = Object.values(examples).map((e) => (e.value as { message: string }).message);
-      expect(messages).toHaveLength(rows.length + 2);
-      expect(messages.slice(0, 2)).toEqual(['Idempotency-Key is invalid.', 'Request body must be a JSON object.']);
-      for (const [i, row] of rows.entries()) expect(messages[i + 2]).toBe(row.message(row.fields === '*' ? 'role' : row.fields[0]!));
+      const before = ['Idempotency-Key is invalid.', 'Request body must be valid UTF-8 JSON.', 'Request body must be a JSON object.'];
+      expect(messages).toHaveLength(rows.length + before.length);
+      expect(messages.slice(0, before.length)).toEqual(before);
+      for (const [i, row] of rows.entries()) {
+        expect(messages[i + before.length]).toBe(row.message(row.fields === '*' ? 'role' : row.fields[0]!));
+      }
     }
   });
 });

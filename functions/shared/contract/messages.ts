@@ -11,6 +11,10 @@ export const MESSAGES = {
   bodyTooLarge: 'Request body too large.',
   unsupportedMediaType: 'Content-Type must be application/json.',
   notAnObject: 'Request body must be a JSON object.',
+  invalidUtf8: 'Request body must be valid UTF-8 JSON.',
+  /** The local server's answers to what Node's HTTP parser refuses (a deployed stage's are API Gateway's). */
+  badRequest: 'Bad Request',
+  headersTooLarge: 'Request Header Fields Too Large',
   missingParameters: 'Missing required parameters.',
   userEmailMissing: 'user_email is missing',
   userEmailInvalid: 'user_email is invalid.',
