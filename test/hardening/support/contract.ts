@@ -15,6 +15,7 @@ export function contractMessages(operation: Operation, policy: PasswordPolicy): 
     [MESSAGES.bodyTooLarge, 413],
     [MESSAGES.unsupportedMediaType, 415],
     [MESSAGES.notAnObject, 400],
+    [MESSAGES.invalidUtf8, 400],
     [MESSAGES.userEmailInvalid, 400],
   ];
   const own: Record<Operation, [string, number][]> = {
