@@ -42,8 +42,15 @@ export interface StageConfig {
    * ledger keeps each deletion exactly this long.
    */
   readonly recoveryPeriodDays: number;
-  /** SNS topic (the team's existing alerting) that alarms notify; none means alarms only show on the dashboard. */
+  /**
+   * The team's existing SNS topic that every alarm notifies. When unset, the stack creates the
+   * stage's own topic (output `AlarmTopicArn`): a stage never deploys with mute alarms.
+   */
   readonly alarmTopicArn: string | undefined;
+  /** An e-mail address subscribed to the stage's own topic (only when `alarmTopicArn` is unset). */
+  readonly alarmEmail: string | undefined;
+  /** The share of requests X-Ray traces (0 to 1), after one per second (the sampling rule's reservoir). */
+  readonly tracingSampleRate: number;
   /** Whether a WAF web ACL guards the stage (per-key and per-address limits, key shape, body size). */
   readonly waf: boolean;
   /** The window the WAF rate limits count over, in seconds (60, 120, 300 or 600); also the 429's Retry-After. */
@@ -58,7 +65,7 @@ export interface StageConfig {
   readonly latencyAlarmP99Ms: number;
 }
 
-type ContextDerived = 'stage' | 'alarmTopicArn' | 'wafKeyLimit' | 'wafIpLimit';
+type ContextDerived = 'stage' | 'wafKeyLimit' | 'wafIpLimit';
 
 const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
   dev: {
@@ -76,6 +83,10 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    // Alarms go to the stage's own topic; set the team's topic or an address here, in code, for every deploy.
+    alarmTopicArn: undefined,
+    alarmEmail: undefined,
+    tracingSampleRate: 1,
     // Disposable test data: the shortest window DynamoDB allows.
     recoveryPeriodDays: 1,
   },
@@ -94,6 +105,9 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    alarmTopicArn: undefined,
+    alarmEmail: undefined,
+    tracingSampleRate: 0.2,
     // A week: enough to rehearse a restore or undo a bad deploy caught in testing.
     recoveryPeriodDays: 7,
   },
@@ -112,6 +126,9 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    alarmTopicArn: undefined,
+    alarmEmail: undefined,
+    tracingSampleRate: 0.05,
     // 30 days: a corruption noticed at a monthly review can still be undone, and every copy of a
     // deleted user is gone within the month GDPR gives to act on an erasure request (DynamoDB's own
     // default is 35, the maximum).
@@ -158,6 +175,21 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     if (raw === false || raw === 'false') return false;
     throw new Error(`Context ${key} must be true or false, got "${String(raw)}"`);
   };
+  const optionalText = (key: string, fallback: string | undefined, shape: RegExp): string | undefined => {
+    const raw: unknown = node.tryGetContext(key);
+    if (raw === undefined) return fallback;
+    if (raw === '' || raw === 'none') return undefined;
+    if (typeof raw !== 'string' || !shape.test(raw)) throw new Error(`Context ${key} is malformed, got "${String(raw)}"`);
+    return raw;
+  };
+  const fraction = (key: string, fallback: number): number => {
+    const raw: unknown = node.tryGetContext(key);
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || value > 1)
+      throw new Error(`Context ${key} must be a number from 0 to 1, got "${String(raw)}"`);
+    return value;
+  };
   const logLevel = String(node.tryGetContext('logLevel') ?? defaults.logLevel).toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -183,7 +215,9 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     apiKeyCacheTtlSeconds: int('apiKeyCacheTtlSeconds', defaults.apiKeyCacheTtlSeconds, 0),
     logLevel: logLevel as StageConfig['logLevel'],
     recoveryPeriodDays: int('recoveryPeriodDays', defaults.recoveryPeriodDays, RECOVERY_PERIOD_DAYS.min, RECOVERY_PERIOD_DAYS.max),
-    alarmTopicArn: (node.tryGetContext('alarmTopicArn') as string | undefined) || undefined,
+    alarmTopicArn: optionalText('alarmTopicArn', defaults.alarmTopicArn, /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/),
+    alarmEmail: optionalText('alarmEmail', defaults.alarmEmail, /^[^@\s]+@[^@\s]+\.[^@\s]+$/),
+    tracingSampleRate: fraction('tracingSampleRate', defaults.tracingSampleRate),
     waf: bool('waf', defaults.waf),
     wafWindowSeconds: wafWindowSeconds as WafWindowSeconds,
     wafKeyLimit,

@@ -7,6 +7,7 @@ import { formatArgon2Setting } from '#platform/config';
 import { metricsNamespace } from '#platform/metrics';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '#store/table-layout';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
+import { AlarmTopic } from './constructs/alarm-topic';
 import { UserManagementApi } from './constructs/api';
 import { EdgeProtection } from './constructs/edge-protection';
 import { HandlerFunction } from './constructs/handler-function';
@@ -95,6 +96,7 @@ export class UserManagementStack extends Stack {
       routes: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
       throttleRateLimit: config.throttleRateLimit,
       throttleBurstLimit: config.throttleBurstLimit,
+      tracingSampleRate: config.tracingSampleRate,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
       // The stage's own password policy shows in the document's messages and limits.
@@ -115,8 +117,14 @@ export class UserManagementStack extends Stack {
         })
       : undefined;
 
-    // The team's existing topic, imported once, for every alarm of the stage.
-    const alarmTopic = config.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn) : undefined;
+    // Every alarm of the stage notifies one topic: the team's, or else the stage's own.
+    const alarmTopic = config.alarmTopicArn
+      ? Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn)
+      : new AlarmTopic(this, 'Alarms', {
+          displayName: `user-management-${config.stage} alarms`,
+          ...(config.alarmEmail && { email: config.alarmEmail }),
+          removalPolicy: config.removalPolicy,
+        }).topic;
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api.api,
       stageName: config.stage,
@@ -124,7 +132,7 @@ export class UserManagementStack extends Stack {
       metricsNamespace: observability.POWERTOOLS_METRICS_NAMESPACE,
       latencyP99ThresholdMs: config.latencyAlarmP99Ms,
       ...(this.edge && { webAcl: { name: this.edge.webAcl.name!, ruleMetricNames: this.edge.ruleMetricNames } }),
-      ...(alarmTopic && { alarmTopic }),
+      alarmTopic,
     });
 
     this.lifecycleEvents = new LifecycleEvents(this, 'LifecycleEvents', {
@@ -136,9 +144,10 @@ export class UserManagementStack extends Stack {
       environment: observability,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
-      ...(alarmTopic && { alarmTopic }),
+      alarmTopic,
     });
 
+    new CfnOutput(this, 'AlarmTopicArn', { description: 'The SNS topic every alarm of the stage notifies', value: alarmTopic.topicArn });
     new CfnOutput(this, 'ApiUrl', {
       description: 'Versioned API root; endpoints are {ApiUrl}/createUser, {ApiUrl}/resetUserPassword, {ApiUrl}/deleteUser',
       value: this.api.versionedUrl,
@@ -180,7 +189,7 @@ export class UserManagementStack extends Stack {
       {
         id: 'AwsSolutions-APIG4',
         reason:
-          'Callers authenticate with an X-API-Key issued by the service; the functions check it against the SHA-256 digests in the owners table before reading the body. API Gateway authorizers cannot see those keys.',
+          "Callers authenticate with an X-API-Key issued by the service, which the pipeline checks against the SHA-256 digests in the owners table before reading the body, with each key's operations and expiry and the contract's exact 401/403 answers and order. A REQUEST authorizer could read the header and cache its answer, but it would be a second function and a second key look-up per uncached key, answer with API Gateway's own bodies, and split one check across two places; the stage's WAF web ACL already refuses requests without a well-formed key at the edge.",
       },
       {
         id: 'AwsSolutions-COG4',

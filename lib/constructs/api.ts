@@ -13,6 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { Construct } from 'constructs';
 import { API_VERSION } from '#contract/operations';
 
@@ -62,6 +63,11 @@ export interface UserManagementApiProps {
    * @default no document route
    */
   readonly openApiDocument?: string;
+  /**
+   * The share of requests X-Ray traces (0 to 1) beyond one a second: the stage's sampling rule.
+   * @default 0.05
+   */
+  readonly tracingSampleRate?: number;
 }
 
 /**
@@ -106,6 +112,8 @@ export class UserManagementApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: false,
+        // X-Ray active tracing, sampled by the rule below; a trace holds no header or body.
+        tracingEnabled: true,
       },
     });
 
@@ -134,6 +142,23 @@ export class UserManagementApi extends Construct {
     }
 
     if (props.openApiDocument !== undefined) this.addOpenApiDocument(props.openApiDocument);
+    // X-Ray's rule for this stage only (its service name is `<api name>/<stage>`): one request a
+    // second, then the given share; the functions follow the stage's decision.
+    new CfnSamplingRule(this, 'Sampling', {
+      samplingRule: {
+        ruleName: props.apiName.slice(0, 32),
+        priority: 1000,
+        fixedRate: props.tracingSampleRate ?? 0.05,
+        reservoirSize: 1,
+        serviceName: `${props.apiName}/${props.stageName}`,
+        serviceType: 'AWS::ApiGateway::Stage',
+        host: '*',
+        httpMethod: '*',
+        urlPath: '*',
+        resourceArn: '*',
+        version: 1,
+      },
+    });
     this.addGatewayResponses();
 
     const stack = Stack.of(this);

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -55,6 +55,12 @@ export interface HandlerFunctionProps {
    * @default true
    */
   readonly hashesPasswords?: boolean;
+  /**
+   * Why any other action this function is granted takes `*` as its resource, for the cdk-nag
+   * acknowledgement the role already carries for X-Ray.
+   * @default - none: X-Ray's are the only ones
+   */
+  readonly wildcardReason?: string;
 }
 
 /**
@@ -95,6 +101,8 @@ export class HandlerFunction extends Construct {
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
+      // X-Ray: each invocation is a segment of the request's trace (the stage samples, the function follows).
+      tracing: Tracing.ACTIVE,
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
       role: this.role,
@@ -149,6 +157,15 @@ export class HandlerFunction extends Construct {
           ],
         },
       },
+    });
+    // Active tracing grants xray:PutTraceSegments and PutTelemetryRecords, which take no resource.
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: [
+        "X-Ray's PutTraceSegments and PutTelemetryRecords have no resource-level permissions (active tracing)",
+        ...(props.wildcardReason ? [props.wildcardReason] : []),
+        'every other action is granted on named resources.',
+      ].join('; '),
     });
   }
 

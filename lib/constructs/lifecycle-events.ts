@@ -69,6 +69,8 @@ export class LifecycleEvents extends Construct {
     });
 
     this.consumer = new HandlerFunction(this, 'Consumer', {
+      wildcardReason:
+        'dynamodb:ListStreams, which the stream event source mapping needs, has no resource-level permissions (every other stream action is granted on this stream only)',
       entry: props.entry,
       description: `Publishes user lifecycle events from the users table's stream to ${props.eventBusName}`,
       environment: {
@@ -106,11 +108,6 @@ export class LifecycleEvents extends Construct {
     Validations.of(this.deadLetters).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: "This queue is the dead-letter queue (the stream mapping's on-failure destination); it has none of its own by design.",
-    });
-    Validations.of(this.consumer.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'dynamodb:ListStreams, which the stream event source mapping needs, has no resource-level permissions; every other stream action is granted on this stream only.',
     });
 
     const period = Duration.minutes(5);

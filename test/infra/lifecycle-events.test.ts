@@ -135,9 +135,10 @@ describe('lifecycle events', () => {
         },
         { Effect: 'Allow', Action: ['dynamodb:ListStreams'], Resource: '*' },
         { Effect: 'Allow', Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], Resource: arn(events.deadLetters) },
+        { Effect: 'Allow', Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Resource: '*' },
       ]),
     );
-    expect(statements).toHaveLength(6);
+    expect(statements).toHaveLength(7);
     // No API function may publish events or touch the ledger.
     for (const fn of Object.values(stack.functions)) {
       const actions = statementsOfRole(template, logicalId(stack, fn.role)).flatMap((statement) => statement.Action as string[]);

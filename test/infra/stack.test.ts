@@ -188,7 +188,7 @@ describe('least privilege', () => {
       const fn = stack.functions[operation];
       const tableArn = (table: typeof stack.tables.users) => ({ 'Fn::GetAtt': [logicalId(stack, table), 'Arn'] });
       const statements = statementsOfRole(template, logicalId(stack, fn.role));
-      expect(statements).toHaveLength(5);
+      expect(statements).toHaveLength(6);
       expect(statements).toEqual(
         expect.arrayContaining([
           {
@@ -196,6 +196,8 @@ describe('least privilege', () => {
             Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
             Resource: { 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] },
           },
+          // X-Ray active tracing: these two actions take no resource.
+          { Effect: 'Allow', Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Resource: '*' },
           { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: tableArn(stack.tables.owners) },
           // The key's last use: an UpdateItem that may name the key and last_used_at only, and returns nothing.
           {
@@ -447,6 +449,7 @@ describe('outputs', () => {
 
   it('exactly the documented outputs', () => {
     expect(Object.keys(prod.template.toJSON().Outputs as object).sort()).toEqual([
+      'AlarmTopicArn',
       'ApiUrl',
       'Argon2Setting',
       'BaseUrl',
@@ -492,10 +495,59 @@ describe('monitoring', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
+  it.each(STAGES)('%s, with nothing but the stage given: every alarm notifies the stage topic, on ALARM and OK', (stage) => {
+    const { template, stack } = byStage[stage];
+    const alarms = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(13);
+    const topic = Object.entries(resourcesOf(template)).find(([, resource]) => resource.Type === 'AWS::SNS::Topic');
+    expect(topic).toBeDefined();
+    for (const alarm of alarms) {
+      expect([alarm.Properties?.AlarmActions, alarm.Properties?.OKActions]).toEqual([[{ Ref: topic![0] }], [{ Ref: topic![0] }]]);
+    }
+    // Encrypted with a key CloudWatch may use; named in an output.
+    expect(topic![1].Properties?.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: Match.objectLike({
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] }),
+        ]),
+      }),
+    });
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: topic![0] } });
+    expect(stack.config.alarmTopicArn).toBeUndefined();
+  });
+
+  it('alarmEmail subscribes an address to the stage topic', () => {
+    const { template } = synthStage('prod', { alarmEmail: 'oncall@example.com' });
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+    expect(() => synthStage('prod', { alarmEmail: 'not an address' })).toThrow('Context alarmEmail is malformed');
+  });
+
   it('alarms notify the topic given as context', () => {
     const topicArn = 'arn:aws:sns:eu-west-1:123456789012:alerts';
     const { template } = synthStage('prod', { alarmTopicArn: topicArn });
     template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [topicArn], OKActions: [topicArn] });
+  });
+});
+
+describe('X-Ray', () => {
+  it.each([
+    ['dev', 1],
+    ['staging', 0.2],
+    ['prod', 0.05],
+  ] as const)('%s: active tracing on every function and the stage, sampled by its own rule at %d', (stage, rate) => {
+    const { template } = byStage[stage];
+    template.allResourcesProperties('AWS::Lambda::Function', { TracingConfig: { Mode: 'Active' } });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
+    template.hasResourceProperties('AWS::XRay::SamplingRule', {
+      SamplingRule: Match.objectLike({
+        FixedRate: rate,
+        ReservoirSize: 1,
+        ServiceName: `user-management-${stage}/${stage}`,
+        ServiceType: 'AWS::ApiGateway::Stage',
+      }),
+    });
   });
 });
 
@@ -533,12 +585,13 @@ describe('cdk-nag acknowledgements', () => {
       .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
       .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
 
-  // The lifecycle events' two: ListStreams has no resource-level permission; the dead-letter queue has none of its own.
+  // Each function's role: X-Ray's two actions take no resource (the consumer's also ListStreams);
+  // the lifecycle events' dead-letter queue has none of its own.
   const decisions = [
     'AwsSolutions-APIG2',
     'AwsSolutions-APIG4',
     'AwsSolutions-COG4',
-    'AwsSolutions-IAM5[Resource::*]',
+    ...Array.from({ length: OPERATIONS.length + 1 }, () => 'AwsSolutions-IAM5[Resource::*]'),
     'AwsSolutions-SQS3',
   ];
 
