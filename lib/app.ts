@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ACCOUNT_STACK_NAME, ApiGatewayAccountStack } from './account-stack';
 import { type StageConfig, type StageName, stageConfigFromContext, stagesFromContext } from './stage-config';
 import { UserManagementStack } from './user-management-stack';
+
+/** cdk.json's context: the default stage and the feature flags the app is written against. */
+const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
+  .context;
 
 export interface BuildAppOptions {
   /**
@@ -37,7 +42,10 @@ export function buildApp(options: BuildAppOptions = {}): {
   stages: Partial<Record<StageName, UserManagementStack>>;
   accountStack: ApiGatewayAccountStack;
 } {
-  const app = new App({ ...(options.context && { context: options.context }), ...(options.outdir && { outdir: options.outdir }) });
+  // The CLI passes cdk.json's context (the stage default and CDK's recommended feature flags) itself;
+  // an app built here with context of its own (the tests) takes cdk.json's beneath it, so both synthesize alike.
+  const context = options.context && { ...CDK_JSON_CONTEXT, ...options.context };
+  const app = new App({ ...(context && { context }), ...(options.outdir && { outdir: options.outdir }) });
   const env = options.region ? { region: options.region } : undefined;
   const accountStack = new ApiGatewayAccountStack(app, ACCOUNT_STACK_NAME, {
     description: 'API Gateway account settings for the user management API (once per account and region)',

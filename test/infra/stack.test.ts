@@ -395,7 +395,8 @@ describe('REST API', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: stage,
       AccessLogSetting: {
-        DestinationArn: { 'Fn::GetAtt': [logicalId(stack, stack.api.accessLogs), 'Arn'] },
+        // The group's ARN without the `:*` suffix, as API Gateway takes it (a recommended feature flag).
+        DestinationArn: { 'Fn::Join': ['', Match.arrayWith([{ Ref: logicalId(stack, stack.api.accessLogs) }])] },
         Format: Match.stringLikeRegexp('"status":"\\$context.status"'),
       },
       MethodSettings: [
