@@ -3,6 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { type Algorithm, hash } from '@node-rs/argon2';
 import type { Argon2Setting } from '#platform/config';
+import { perSecond } from './stats';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -17,16 +18,5 @@ export const hashAt = (setting: Argon2Setting) => hash(PASSWORD, { algorithm: 2 
 export async function hashesPerSecond(setting: Argon2Setting, durationMs = 1_500): Promise<number> {
   const workers = 2 * availableParallelism();
   await Promise.all(Array.from({ length: workers }, () => hashAt(setting)));
-  let done = 0;
-  const started = performance.now();
-  const deadline = started + durationMs;
-  await Promise.all(
-    Array.from({ length: workers }, async () => {
-      while (performance.now() < deadline) {
-        await hashAt(setting);
-        done++;
-      }
-    }),
-  );
-  return done / ((performance.now() - started) / 1000);
+  return perSecond(workers, durationMs, () => hashAt(setting));
 }

@@ -11,7 +11,7 @@ import type { Argon2Setting } from '#platform/config';
 import { createDocumentClient } from '#store/client';
 import { PROFILE_SK, userKey, userPk } from '#store/table-layout';
 import { hashAt } from './argon2';
-import { median, round } from './stats';
+import { median, perSecond, round } from './stats';
 
 /** A hash and then the write, back to back, as an operation does them. */
 export interface Floor {
@@ -93,21 +93,11 @@ export function floorProbe(endpoint: string, usersTableName: string, setting: Ar
 
   return {
     /** Hashes then PutItems of new users, `concurrency` at a time for `ms`: the bare work's throughput, per second. */
-    async saturate(concurrency: number, ms: number): Promise<number> {
-      let done = 0;
-      const startedAt = performance.now();
-      const deadline = startedAt + ms;
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (performance.now() < deadline) {
-            await calls.hash();
-            await calls.put(next++);
-            done++;
-          }
-        }),
-      );
-      return done / ((performance.now() - startedAt) / 1000);
-    },
+    saturate: (concurrency: number, ms: number): Promise<number> =>
+      perSecond(concurrency, ms, async () => {
+        await calls.hash();
+        await calls.put(next++);
+      }),
     /** A hash then the PutItem, back to back, as createUser does them. */
     async hashThenPut(): Promise<boolean> {
       const id = next++;

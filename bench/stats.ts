@@ -13,16 +13,20 @@ export const median = (samples: readonly number[]) => percentile(samples, 50);
 /** Rounds to `digits` decimals, for reports. */
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** Runs `fn` `warmup` times untimed, then `runs` times one after another; returns each run's milliseconds. */
-export async function timeEach(runs: number, fn: (i: number) => Promise<unknown>, warmup = 3): Promise<number[]> {
-  for (let i = 0; i < warmup; i++) await fn(-1 - i);
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    await fn(i);
-    samples.push(performance.now() - started);
-  }
-  return samples;
+/** Runs `work` `concurrency` at a time, each caller starting its next as its last ends, for `ms`; completions per second. */
+export async function perSecond(concurrency: number, ms: number, work: () => Promise<unknown>): Promise<number> {
+  let done = 0;
+  const started = performance.now();
+  const deadline = started + ms;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        await work();
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
 }
 
 /** Progress goes to stderr, so that `--json` leaves exactly one object on stdout. */
