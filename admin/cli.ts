@@ -12,16 +12,21 @@
  */
 
 import { parseArgs } from 'node:util';
+import { normalizeEmail } from '#domain/email';
+import type { OwnerStore } from '#domain/owners';
 import { readPasswordSettings } from '#platform/config';
 import { createDocumentClient } from '#store/client';
 import { createOwnersStore } from '#store/owners-store';
+import { createUserTransferStore } from '#store/user-transfer-store';
 import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
+import { exportUsers, importUsers, type TableOptions, TRANSFER_USAGE, type TransferContext } from './transfer-commands';
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
 ${KEY_USAGE}
+${TRANSFER_USAGE}
 ${REAPPLY_USAGE}
 
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
@@ -29,9 +34,36 @@ ${REAPPLY_USAGE}
 
 Prints one line of JSON. Errors: one line on stderr; exit 2 for a command line that cannot run, 1 for a failure.`;
 
+/** Stores on the tables the command names, or the local engine's, found as `npm start` finds it. */
+function connect(tables: TableOptions): TransferContext & { owners: OwnerStore } {
+  const usersTableName = tables.usersTable ?? process.env.USERS_TABLE_NAME;
+  const ownersTableName = tables.ownersTable ?? process.env.OWNERS_TABLE_NAME;
+  const db = createDocumentClient({ endpoint: adminEndpoint(usersTableName !== undefined && ownersTableName !== undefined) });
+  const names = {
+    usersTableName: usersTableName ?? LOCAL_TABLES.usersTableName,
+    ownersTableName: ownersTableName ?? LOCAL_TABLES.ownersTableName,
+  };
+  const owners = createOwnersStore(db, names);
+  return {
+    owners,
+    store: createUserTransferStore(db, names.usersTableName),
+    ownerIdOf: async (email) => {
+      const owner = await owners.findOwner(normalizeEmail(email));
+      if (!owner) throw new UsageError(`No owner ${normalizeEmail(email)}`);
+      return owner.ownerId;
+    },
+    passwords: readPasswordSettings,
+  };
+}
+
 async function main(): Promise<void> {
-  // Its own options; see admin/reapply-deletions.ts.
+  // Commands with options of their own; see admin/reapply-deletions.ts and admin/transfer-commands.ts.
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
+  if (process.argv[2] === 'import-users') {
+    process.exitCode = (await importUsers(process.argv.slice(3), connect)).exitCode;
+    return;
+  }
+  if (process.argv[2] === 'export-users') return void (await exportUsers(process.argv.slice(3), connect));
   const { positionals, values } = parseCommandLine();
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
   const command = parseKeyCommand(positionals, {
@@ -40,15 +72,10 @@ async function main(): Promise<void> {
     'expires-at': values['expires-at'],
   });
 
-  const usersTableName = values['users-table'] ?? process.env.USERS_TABLE_NAME;
-  const ownersTableName = values['owners-table'] ?? process.env.OWNERS_TABLE_NAME;
-  const endpoint = adminEndpoint(usersTableName !== undefined && ownersTableName !== undefined);
-
-  const owners = createOwnersStore(createDocumentClient({ endpoint }), {
-    usersTableName: usersTableName ?? LOCAL_TABLES.usersTableName,
-    ownersTableName: ownersTableName ?? LOCAL_TABLES.ownersTableName,
+  const { owners } = connect({
+    ...(values['users-table'] !== undefined && { usersTable: values['users-table'] }),
+    ...(values['owners-table'] !== undefined && { ownersTable: values['owners-table'] }),
   });
-
   print(await runKeyCommand(owners, command, readPasswordSettings));
 }
 

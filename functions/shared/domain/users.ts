@@ -18,6 +18,8 @@ export interface UserRecord {
   readonly passwordHash: string;
   readonly shouldResetPassword: boolean;
   readonly whiteLabel?: boolean;
+  /** When the user was created (ISO 8601); an import may keep another system's; default: now. */
+  readonly createdAt?: string;
 }
 
 /** Why a conditional write on a user was refused. */

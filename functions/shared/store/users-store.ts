@@ -37,7 +37,7 @@ export function createUsersStore(db: DocumentClient, tableName: string): UserSto
               user_email: user.email,
               password_hash: user.passwordHash,
               should_reset_password: user.shouldResetPassword,
-              created_at: at,
+              created_at: user.createdAt ?? at,
               updated_at: at,
               create_id: createId,
             },

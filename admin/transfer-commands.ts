@@ -1,0 +1,178 @@
+/**
+ * `import-users` and `export-users`: moving users in and out of an owner's tool (docs/migration.md).
+ * The file is read line by line and written through a bounded number of concurrent conditional
+ * puts, so memory does not grow with the file; a rerun finishes an import that stopped half way.
+ */
+
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { hashPassword } from '#domain/passwords';
+import { decideLine, IMPORT_REASONS, type ImportCandidate, type ImportCounts, type UserTransferStore } from '#domain/user-transfer';
+import type { PasswordSettings } from '#platform/config';
+import { UsageError } from './key-commands';
+
+export const TRANSFER_USAGE = `  import-users <owner-email> <file> [--dry-run] [--report FILE]
+                                import users (newline-delimited JSON) with their password hashes
+  export-users <owner-email> [--output FILE]
+                                one JSON line per user, password hashes included (the file is created 0600)`;
+
+/** Conditional puts in flight at once: well inside a table's on-demand burst, and the SDK retries throttling. */
+const IN_FLIGHT = 16;
+const PROGRESS_EVERY = 10_000;
+
+/** The command's positionals and options (every option a string or a flag). */
+const parse = (
+  args: string[],
+  options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } => {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: { ...options, 'users-table': { type: 'string' }, 'owners-table': { type: 'string' } },
+    });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split('. ')[0]!.replace(/\.$/, '')}; see --help`);
+  }
+};
+
+/** A deployed stage's tables as the command line names them (`--users-table`, `--owners-table`). */
+export interface TableOptions {
+  readonly usersTable?: string;
+  readonly ownersTable?: string;
+}
+
+export interface TransferContext {
+  readonly store: UserTransferStore;
+  /** The owner's id; throws a UsageError naming an unknown owner. */
+  readonly ownerIdOf: (ownerEmail: string) => Promise<string>;
+  readonly passwords: () => PasswordSettings;
+}
+
+/** `import-users`: resolves with the counts it printed; exit status 1 when a line failed or the import stopped. */
+export async function importUsers(
+  args: string[],
+  connect: (tables: TableOptions) => TransferContext,
+): Promise<{ counts: ImportCounts; exitCode: 0 | 1 }> {
+  const { values, positionals } = parse(args, { 'dry-run': { type: 'boolean' }, report: { type: 'string' } });
+  const [ownerEmail, file, ...rest] = positionals;
+  if (!ownerEmail || !file || rest.length > 0)
+    throw new UsageError('usage: npm run admin -- import-users <owner-email> <file> [--dry-run] [--report FILE]');
+  const context = connect(tablesOf(values));
+  const ownerId = await context.ownerIdOf(ownerEmail);
+  const input = createReadStream(file);
+  await new Promise<void>((resolve, reject) => {
+    input.once('open', () => resolve());
+    input.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`Cannot read ${file}: ${error.code ?? error.name}`)));
+  });
+  const report: WriteStream | NodeJS.WriteStream =
+    typeof values.report === 'string' ? createWriteStream(values.report as string, { mode: 0o600 }) : process.stderr;
+  const dryRun = values['dry-run'] === true;
+  const passwords = context.passwords();
+  const counts: ImportCounts = { imported: 0, exists: 0, failed: 0 };
+  const seen = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+  let stopped: unknown;
+  let lineNumber = 0;
+
+  const fail = (line: number, userEmail: string | null, reason: string) => {
+    counts.failed++;
+    report.write(`${JSON.stringify({ line, user_email: userEmail, reason })}\n`);
+  };
+  const write = async (candidate: ImportCandidate) => {
+    if (dryRun) {
+      counts[(await context.store.userExists(ownerId, candidate.email)) ? 'exists' : 'imported']++;
+      return;
+    }
+    const passwordHash = candidate.passwordHash ?? (await hashPassword(candidate.password!, passwords.argon2));
+    const created = await context.store.createUser({
+      ownerId,
+      email: candidate.email,
+      passwordHash,
+      shouldResetPassword: candidate.shouldResetPassword,
+      ...(candidate.createdAt && { createdAt: candidate.createdAt }),
+    });
+    counts[created ? 'imported' : 'exists']++;
+  };
+
+  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
+    lineNumber++;
+    if (stopped !== undefined) break;
+    if (lineNumber % PROGRESS_EVERY === 0) progress(lineNumber, counts);
+    if (text.trim() === '') continue;
+    const decision = decideLine(text, passwords.passwordPolicy, ownerEmail);
+    if ('failed' in decision) {
+      fail(lineNumber, decision.userEmail, decision.failed);
+      continue;
+    }
+    const first = seen.get(decision.candidate.email);
+    if (first !== undefined) {
+      fail(lineNumber, decision.candidate.email, IMPORT_REASONS.duplicate(first));
+      continue;
+    }
+    seen.set(decision.candidate.email, lineNumber);
+    const task: Promise<void> = write(decision.candidate).then(
+      () => void inFlight.delete(task),
+      (error: unknown) => {
+        inFlight.delete(task);
+        stopped ??= error;
+      },
+    );
+    inFlight.add(task);
+    if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  input.destroy();
+  if (report !== process.stderr) await new Promise<void>((resolve) => (report as WriteStream).end(() => resolve()));
+  process.stdout.write(`${JSON.stringify(counts)}\n`);
+  if (stopped !== undefined) {
+    // By name only: a storage error's text may quote an item. A rerun finishes the job.
+    process.stderr.write(
+      `Import stopped after line ${lineNumber} (${(stopped as Error).name ?? 'error'}); run it again to finish: imported lines report "exists"\n`,
+    );
+  }
+  return { counts, exitCode: counts.failed > 0 || stopped !== undefined ? 1 : 0 };
+}
+
+const tablesOf = (values: Record<string, unknown>): TableOptions => ({
+  ...(typeof values['users-table'] === 'string' && { usersTable: values['users-table'] }),
+  ...(typeof values['owners-table'] === 'string' && { ownersTable: values['owners-table'] }),
+});
+
+function progress(lines: number, counts: ImportCounts): void {
+  const text = `${lines} lines read: ${counts.imported} imported, ${counts.exists} exist, ${counts.failed} failed`;
+  if (process.stderr.isTTY) process.stderr.write(`\r${text}`);
+  else process.stderr.write(`${text}\n`);
+}
+
+/** `export-users`: resolves with how many users it wrote. */
+export async function exportUsers(args: string[], connect: (tables: TableOptions) => TransferContext): Promise<number> {
+  const { values, positionals } = parse(args, { output: { type: 'string' } });
+  const [ownerEmail, ...rest] = positionals;
+  if (!ownerEmail || rest.length > 0) throw new UsageError('usage: npm run admin -- export-users <owner-email> [--output FILE]');
+  const context = connect(tablesOf(values));
+  const ownerId = await context.ownerIdOf(ownerEmail);
+  const path = typeof values.output === 'string' ? values.output : undefined;
+  // Created readable by its owner only, and never over an existing file (whose mode would stay).
+  const file = path
+    ? await open(path, 'wx', 0o600).catch((error: NodeJS.ErrnoException) => {
+        throw new UsageError(
+          `Cannot create ${path}: ${error.code === 'EEXIST' ? 'it exists; an export is written to a new file only' : error.code}`,
+        );
+      })
+    : undefined;
+  const out = file ? file.createWriteStream() : process.stdout;
+  let written = 0;
+  for await (const user of context.store.exportUsers(ownerId)) {
+    if (!out.write(`${JSON.stringify(user)}\n`)) await once(out, 'drain');
+    written++;
+  }
+  if (file) await new Promise<void>((resolve) => out.end(() => resolve()));
+  process.stderr.write(
+    `Exported ${written} users${path ? ` to ${path}` : ''}: the export holds their password hashes; keep it as secret as the keys.\n`,
+  );
+  return written;
+}
