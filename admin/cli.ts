@@ -2,7 +2,8 @@
  * `npm run admin -- <command>`: manage white-label owners and their API keys (see USAGE, or
  * `--help`; the commands are in key-commands.ts). One line of JSON on stdout; an error is one
  * line on stderr and a non-zero exit (2 for a command line that cannot run, 1 for a failure).
- * `reapply-deletions` (after a restore from backup) is in reapply-deletions.ts.
+ * `reapply-deletions` (after a restore from backup) is in reapply-deletions.ts, `replay-events`
+ * (lifecycle events kept after failing) in replay-events.ts.
  *
  * Local engine by default, found exactly as `npm start` finds it (DYNAMODB_ENDPOINT, else
  * http://127.0.0.1:${DYNAMODB_PORT}, else port 8000; tables `users` and `owners`). Against AWS:
@@ -21,6 +22,7 @@ import { createUserTransferStore } from '#store/user-transfer-store';
 import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
+import { REPLAY_USAGE, replayEventsCommand } from './replay-events';
 import { exportUsers, importUsers, type TableOptions, TRANSFER_USAGE, type TransferContext } from './transfer-commands';
 
 const USAGE = `usage: npm run admin -- <command> [options]
@@ -28,6 +30,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
 ${KEY_USAGE}
 ${TRANSFER_USAGE}
 ${REAPPLY_USAGE}
+${REPLAY_USAGE}
 
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
   --help                                   this text
@@ -59,6 +62,10 @@ function connect(tables: TableOptions): TransferContext & { owners: OwnerStore }
 async function main(): Promise<void> {
   // Commands with options of their own; see admin/reapply-deletions.ts and admin/transfer-commands.ts.
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
+  if (process.argv[2] === 'replay-events') {
+    process.exitCode = await replayEventsCommand(process.argv.slice(3));
+    return;
+  }
   if (process.argv[2] === 'import-users') {
     process.exitCode = (await importUsers(process.argv.slice(3), connect)).exitCode;
     return;

@@ -140,6 +140,8 @@ export class UserManagementStack extends Stack {
       eventBusName: `user-management-${config.stage}`,
       usersTable: this.tables.users,
       deletionsTable: this.tables.deletions,
+      undeliveredEventsTable: this.tables.undeliveredEvents,
+      metricsNamespace: observability.POWERTOOLS_METRICS_NAMESPACE,
       recoveryPeriodDays: config.recoveryPeriodDays,
       environment: observability,
       logRetention: config.logRetention,
@@ -170,6 +172,10 @@ export class UserManagementStack extends Stack {
     new CfnOutput(this, 'DeletionsTableName', {
       description: 'The deletion ledger, for the admin CLI (reapply-deletions --deletions-table)',
       value: this.tables.deletions.tableName,
+    });
+    new CfnOutput(this, 'UndeliveredEventsTableName', {
+      description: 'Lifecycle events kept after every delivery try failed, for the admin CLI (replay-events --undelivered-events-table)',
+      value: this.tables.undeliveredEvents.tableName,
     });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,

@@ -16,7 +16,14 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { localConnection } from '#store/client';
-import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '#store/table-layout';
+import {
+  DELETIONS_TABLE,
+  IDEMPOTENCY_TABLE,
+  OWNERS_TABLE,
+  type TableLayout,
+  UNDELIVERED_EVENTS_TABLE,
+  USERS_TABLE,
+} from '#store/table-layout';
 import type { TableNames } from './local-engine';
 
 const JAVA_HINT =
@@ -161,8 +168,8 @@ export async function startDynamoDbLocal(options: {
 export const localClient = (endpoint: string) => new DynamoDBClient({ ...localConnection(endpoint), maxAttempts: 1 });
 
 /**
- * Creates the tables from the shared layout when they are missing (the deletion ledger only when
- * named), and gives a users table kept from before the lifecycle events its stream. TTL is switched
+ * Creates the tables from the shared layout when they are missing (the deletion ledger and the
+ * undelivered events only when named), and gives a users table kept from before the lifecycle events its stream. TTL is switched
  * on as in the stack, though DynamoDB Local never deletes expired items (the service treats them as absent).
  */
 export async function ensureTables(endpoint: string, names: TableNames): Promise<void> {
@@ -173,6 +180,7 @@ export async function ensureTables(endpoint: string, names: TableNames): Promise
     [names.idempotencyTableName, IDEMPOTENCY_TABLE],
   ];
   if (names.deletionsTableName) tables.push([names.deletionsTableName, DELETIONS_TABLE]);
+  if (names.undeliveredEventsTableName) tables.push([names.undeliveredEventsTableName, UNDELIVERED_EVENTS_TABLE]);
   for (const [name, layout] of tables) {
     try {
       await client.send(new CreateTableCommand(createTableInput(name, layout)));

@@ -2,9 +2,17 @@
  * `npm start`'s lifecycle events: reads DynamoDB Local's own stream of the users table and hands
  * its records to the same delivery code as the deployed consumer (functions/shared/events/lifecycle-events.ts),
  * writing each event as one JSON line to a file and each deletion to the ledger table.
+ *
+ * An event exists if and only if its write happened, across `kill -9` and restart: after each
+ * append the delivery saves a checkpoint beside the file (each shard's last delivered record and
+ * the file's length then), and a restart resumes from it, skipping the events an append made
+ * just before the process died (they follow the checkpointed length). DynamoDB Local keeps its
+ * stream across restarts (same stream, same sequence numbers: measured). Events that keep
+ * failing (the file unwritable for KEEP_AFTER_MS) are kept in the undelivered-events table for
+ * `admin replay-events`, as deployed.
  */
 
-import { appendFile, mkdir } from 'node:fs/promises';
+import { mkdir, open as openFile, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -14,24 +22,67 @@ import {
   GetShardIteratorCommand,
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
+import type { LifecycleEvent } from '#contract/lifecycle-events';
 import { deliverChanges, type EventSink } from '#events/lifecycle-events';
-import { readRecoveryPeriodDays } from '#platform/config';
+import { readRecoveryPeriodDays, readUndeliveredEventDays } from '#platform/config';
 import { createDocumentClient, localConnection } from '#store/client';
 import { createDeletionLedger } from '#store/deletion-ledger';
+import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
 import { localClient } from './dynamodb-local';
+import { createFileSink, DEFAULT_EVENTS_FILE, eventLine } from './file-sink';
 import { LOCAL_TABLES } from './local-engine';
 
-/** Where events go unless EVENTS_FILE says otherwise. */
-export const DEFAULT_EVENTS_FILE = '.data/events.jsonl';
+/** How long delivery retries a failing sink before it keeps the events for replay. */
+export const KEEP_AFTER_MS = 10_000;
+
+/** Where the delivery resumes: each shard's last delivered record, and the events file's length after it. */
+interface Checkpoint {
+  readonly stream: string;
+  readonly shards: Record<string, string | null>;
+  readonly finished: string[];
+  readonly eventsBytes: number;
+}
+
+const checkpointFile = (eventsFile: string) => `${eventsFile}.checkpoint`;
+
+async function readCheckpoint(eventsFile: string, stream: string): Promise<Checkpoint | undefined> {
+  try {
+    const saved = JSON.parse(await readFile(checkpointFile(eventsFile), 'utf8')) as Checkpoint;
+    return saved.stream === stream && typeof saved.eventsBytes === 'number' ? saved : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the file holds after `from`: the events an append wrote before its checkpoint could be saved. */
+async function tailOf(eventsFile: string, from: number): Promise<string> {
+  const file = await openFile(eventsFile, 'r').catch(() => undefined);
+  if (!file) return '';
+  try {
+    const { size } = await file.stat();
+    if (size <= from) return '';
+    const buffer = Buffer.alloc(size - from);
+    await file.read(buffer, 0, buffer.length, from);
+    return buffer.toString('utf8');
+  } finally {
+    await file.close();
+  }
+}
 
 export interface EventDeliveryOptions {
   readonly endpoint: string;
   readonly usersTableName: string;
   readonly deletionsTableName: string;
+  /** Where events that keep failing are kept for `admin replay-events`. */
+  readonly undeliveredEventsTableName: string;
   /** The file events are appended to, one JSON object a line. */
   readonly eventsFile: string;
   /** How long a deletion stays in the ledger. */
   readonly recoveryPeriodDays: number;
+  /** How long an undelivered event is kept. @default 14 */
+  readonly undeliveredEventDays?: number;
+  /** How long a failing sink is retried before its events are kept for replay. @default KEEP_AFTER_MS */
+  readonly keepAfterMs?: number;
   /**
    * Pause between two rounds of GetRecords: bounds the latency and the idle CPU.
    * @default 300
@@ -47,8 +98,9 @@ export interface EventDelivery {
 }
 
 /**
- * Starts delivering. Changes made after it resolves are delivered; changes made before (while
- * `npm start` was down, say) are not replayed. Shards that appear later are read from their start.
+ * Starts delivering. With a checkpoint for this stream beside the events file, it resumes there:
+ * changes made while `npm start` was down are delivered. Without one (a new events file), changes
+ * made after it resolves are delivered. Shards that appear later are read from their start.
  */
 export async function startEventDelivery(options: EventDeliveryOptions): Promise<EventDelivery> {
   const table = localClient(options.endpoint);
@@ -61,10 +113,30 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   const ledger = createDeletionLedger(ledgerClient, options.deletionsTableName, {
     retentionDays: options.recoveryPeriodDays,
   });
-  await mkdir(dirname(options.eventsFile), { recursive: true });
+  const undelivered = createUndeliveredEventsStore(ledgerClient, options.undeliveredEventsTableName, {
+    retentionDays: options.undeliveredEventDays ?? 14,
+  });
+  const eventsFile = options.eventsFile;
+  await mkdir(dirname(eventsFile), { recursive: true });
+  const saved = await readCheckpoint(eventsFile, streamArn);
+  // Events appended after the checkpoint was saved: delivered again from the checkpoint, they are skipped once.
+  let written = saved ? await tailOf(eventsFile, saved.eventsBytes) : '';
+  const fileSink = createFileSink(eventsFile, ledger);
   const sink: EventSink = {
     async publish(events) {
-      await appendFile(options.eventsFile, events.map((event) => `${JSON.stringify(event)}\n`).join(''));
+      let fresh = events;
+      if (written) {
+        let from = 0;
+        const done = (event: LifecycleEvent) => {
+          const at = written.indexOf(eventLine(event), from);
+          if (at !== -1) from = at + eventLine(event).length;
+          return at !== -1;
+        };
+        const index = events.findIndex((event) => !done(event));
+        fresh = index === -1 ? [] : events.slice(index);
+        written = index === -1 ? written.slice(from) : '';
+      }
+      if (fresh.length > 0) await fileSink.publish(fresh);
       return events.map(() => true);
     },
     recordDeletion: (deletion) => ledger.record(deletion),
@@ -74,9 +146,24 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   // A round continues from the previous read's iterator; when DynamoDB Local refuses it as trimmed
   // (it numbers a transaction's writes across tables, so an iterator it hands out may point at a
   // number the shard never holds), a fresh one AFTER the cursor takes over.
-  const cursors = new Map<string, string | undefined>();
+  const cursors = new Map<string, string | undefined>(Object.entries(saved?.shards ?? {}).map(([id, seq]) => [id, seq ?? undefined]));
   /** Shards read to their end: never read again. */
-  const finished = new Set<string>();
+  const finished = new Set<string>(saved?.finished ?? []);
+  /** Saved after every delivered page (a temporary file renamed over the old: never half written). */
+  const saveCheckpoint = async () => {
+    const eventsBytes = await stat(eventsFile).then(
+      (s) => s.size,
+      () => 0,
+    );
+    const checkpoint: Checkpoint = {
+      stream: streamArn,
+      shards: Object.fromEntries([...cursors].map(([id, seq]) => [id, seq ?? null])),
+      finished: [...finished],
+      eventsBytes,
+    };
+    await writeFile(`${checkpointFile(eventsFile)}.tmp`, JSON.stringify(checkpoint));
+    await rename(`${checkpointFile(eventsFile)}.tmp`, checkpointFile(eventsFile));
+  };
   let lookForShards = false;
   /** Where the last read of each shard left off: one GetRecords a round while it holds. */
   const next = new Map<string, string>();
@@ -127,9 +214,14 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
       cursors.set(shardId, cursor);
     }
   };
-  await discover(true);
+  // Resuming: shards the checkpoint does not know are new since, read from their start.
+  await discover(!saved);
+  await saveCheckpoint();
 
   const interval = options.intervalMs ?? 300;
+  const keepAfterMs = options.keepAfterMs ?? KEEP_AFTER_MS;
+  /** When the sink began failing (undefined while it works). */
+  let failingSince: number | undefined;
   let rounds = 0;
   /** Reads every open shard to its end; false when some records were not delivered. */
   const round = async (): Promise<boolean> => {
@@ -144,23 +236,38 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
       for (;;) {
         const cursor = cursors.get(shardId);
         const { records, open } = await read(shardId, cursor);
-        const result = await deliverChanges(records, sink);
+        // Failing for KEEP_AFTER_MS already: what still fails is kept for replay, and delivery moves on.
+        const keeping = failingSince !== undefined && Date.now() - failingSince >= keepAfterMs;
+        const result = await deliverChanges(records, sink, keeping ? { keep: (events) => undelivered.keep(events) } : {});
+        if (result.kept > 0) {
+          options.onError?.(
+            `Lifecycle events kept for replay (${result.failure}): ${result.kept}; once the cause is fixed, run: npm run admin -- replay-events`,
+          );
+        } else if (result.retryFrom === undefined && result.delivered > 0) {
+          failingSince = undefined;
+        }
         if (result.retryFrom !== undefined) {
           report(`Lifecycle events not delivered (${result.failure}); retrying`);
+          failingSince ??= Date.now();
           delivered = false;
           const failed = records.findIndex((record) => record.dynamodb?.SequenceNumber === result.retryFrom);
-          if (failed > 0) cursors.set(shardId, last(records.slice(0, failed)));
+          if (failed > 0) {
+            cursors.set(shardId, last(records.slice(0, failed)));
+            await saveCheckpoint();
+          }
           next.delete(shardId);
           break;
         }
         if (records.length > 0) {
           cursors.set(shardId, last(records));
+          await saveCheckpoint();
           continue;
         }
         if (!open) {
           cursors.delete(shardId);
           finished.add(shardId);
           lookForShards = true;
+          await saveCheckpoint();
         }
         break;
       }
@@ -204,7 +311,8 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
 
 /**
  * `npm start`'s delivery, configured from the environment: EVENTS_FILE (default
- * .data/events.jsonl), USERS_TABLE_NAME, DELETIONS_TABLE_NAME, RECOVERY_PERIOD_DAYS. Failed rounds
+ * .data/events.jsonl), USERS_TABLE_NAME, DELETIONS_TABLE_NAME, UNDELIVERED_EVENTS_TABLE_NAME,
+ * RECOVERY_PERIOD_DAYS. Failed rounds
  * are reported on stderr, one line each.
  */
 export async function startLocalEventDelivery(endpoint: string): Promise<EventDelivery & { eventsFile: string }> {
@@ -213,8 +321,10 @@ export async function startLocalEventDelivery(endpoint: string): Promise<EventDe
     endpoint,
     usersTableName: process.env.USERS_TABLE_NAME ?? LOCAL_TABLES.usersTableName,
     deletionsTableName: process.env.DELETIONS_TABLE_NAME ?? LOCAL_TABLES.deletionsTableName,
+    undeliveredEventsTableName: process.env.UNDELIVERED_EVENTS_TABLE_NAME ?? LOCAL_TABLES.undeliveredEventsTableName,
     eventsFile,
     recoveryPeriodDays: readRecoveryPeriodDays(),
+    undeliveredEventDays: readUndeliveredEventDays(),
     onError: (message) => console.error(message),
   });
   return { ...delivery, eventsFile };

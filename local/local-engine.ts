@@ -10,6 +10,7 @@ export const LOCAL_TABLES = {
   ownersTableName: 'owners',
   idempotencyTableName: 'idempotency',
   deletionsTableName: 'deletions',
+  undeliveredEventsTableName: 'undelivered-events',
 } as const;
 
 /** The tables' names, as the service's configuration holds them. */
@@ -19,6 +20,8 @@ export interface TableNames {
   readonly idempotencyTableName: string;
   /** The deletion ledger, where lifecycle events run (`npm start`, the tests). */
   readonly deletionsTableName?: string;
+  /** Lifecycle events kept after every delivery try failed, where lifecycle events run. */
+  readonly undeliveredEventsTableName?: string;
 }
 
 /** DynamoDB Local's port when DYNAMODB_PORT is unset. */

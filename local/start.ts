@@ -22,6 +22,7 @@ process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
 process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
 process.env.IDEMPOTENCY_TABLE_NAME ??= LOCAL_TABLES.idempotencyTableName;
 process.env.DELETIONS_TABLE_NAME ??= LOCAL_TABLES.deletionsTableName;
+process.env.UNDELIVERED_EVENTS_TABLE_NAME ??= LOCAL_TABLES.undeliveredEventsTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
 
 /** What this process started, so that any way out stops it. */
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
       ownersTableName: process.env.OWNERS_TABLE_NAME!,
       idempotencyTableName: process.env.IDEMPOTENCY_TABLE_NAME!,
       deletionsTableName: process.env.DELETIONS_TABLE_NAME!,
+      undeliveredEventsTableName: process.env.UNDELIVERED_EVENTS_TABLE_NAME!,
     });
   } catch (error) {
     throw new Error(`DynamoDB at ${engine.endpoint} did not accept the tables: ${(error as Error).message || (error as Error).name}`);

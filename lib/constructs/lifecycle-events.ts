@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -8,6 +8,8 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { UNDELIVERED_EVENT_DAYS } from '#platform/config';
+import { UNDELIVERED_EVENTS_METRIC } from '#platform/metrics';
 import { PROFILE_SK, USERS_TABLE } from '#store/table-layout';
 import { HandlerFunction } from './handler-function';
 import { notifying } from './monitoring';
@@ -21,6 +23,10 @@ export interface LifecycleEventsProps {
   readonly usersTable: ITable;
   /** The deletion ledger the consumer writes each deleted user to. */
   readonly deletionsTable: ITable;
+  /** Where events that failed every try are kept whole for `admin replay-events`. */
+  readonly undeliveredEventsTable: ITable;
+  /** CloudWatch namespace of the consumer's metrics (its count of undelivered events). */
+  readonly metricsNamespace: string;
   /** How long a deletion stays in the ledger: the users table's recovery period. */
   readonly recoveryPeriodDays: number;
   /** Environment the consumer shares with the other functions (log level, service name). */
@@ -59,8 +65,9 @@ export class LifecycleEvents extends Construct {
 
     this.bus = new EventBus(this, 'Bus', { eventBusName: props.eventBusName, description: 'User lifecycle events (user-management)' });
 
-    // What a failed batch leaves behind: Lambda's record of the stream positions (shard, sequence
-    // numbers), never the items; the records themselves stay readable in the stream for 24 hours.
+    // The last resort, when even keeping an event in the undelivered-events table failed: Lambda's
+    // record of the stream positions (shard, sequence numbers), never the items; the records
+    // themselves stay readable in the stream for 24 hours.
     this.deadLetters = new Queue(this, 'DeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -77,6 +84,8 @@ export class LifecycleEvents extends Construct {
         ...props.environment,
         EVENT_BUS_NAME: this.bus.eventBusName,
         DELETIONS_TABLE_NAME: props.deletionsTable.tableName,
+        UNDELIVERED_EVENTS_TABLE_NAME: props.undeliveredEventsTable.tableName,
+        UNDELIVERED_EVENT_DAYS: String(UNDELIVERED_EVENT_DAYS.default),
         RECOVERY_PERIOD_DAYS: String(props.recoveryPeriodDays),
       },
       memorySize: 256,
@@ -86,6 +95,7 @@ export class LifecycleEvents extends Construct {
       ...(props.logRemovalPolicy && { logRemovalPolicy: props.logRemovalPolicy }),
     });
     this.consumer.allow(props.deletionsTable, 'PutItem');
+    this.consumer.allow(props.undeliveredEventsTable, 'PutItem');
     this.bus.grantPutEventsTo(this.consumer.role);
 
     const sortKey = USERS_TABLE.sortKey!.name;
@@ -112,10 +122,28 @@ export class LifecycleEvents extends Construct {
 
     const period = Duration.minutes(5);
     this.addAlarm(
+      new Alarm(this, 'UndeliveredEventsAlarm', {
+        alarmName: `${prefix}-lifecycle-events-undelivered`,
+        alarmDescription:
+          'A lifecycle event failed every delivery try and is kept whole in the undelivered-events table: fix the cause, then `admin replay-events` (docs/operations.md).',
+        metric: new Metric({
+          namespace: props.metricsNamespace,
+          metricName: UNDELIVERED_EVENTS_METRIC,
+          period: Duration.minutes(1),
+          statistic: Stats.SUM,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      props.alarmTopic,
+    );
+    this.addAlarm(
       new Alarm(this, 'DeadLettersAlarm', {
         alarmName: `${prefix}-lifecycle-events-dead-letters`,
         alarmDescription:
-          'Lifecycle events were not delivered after every retry: the batch positions are in the dead-letter queue, the records in the stream for 24 hours.',
+          'Lifecycle events were neither delivered nor kept after every retry: the batch positions are in the dead-letter queue, the records in the stream for 24 hours.',
         metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: Stats.MAXIMUM }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

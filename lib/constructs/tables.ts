@@ -1,7 +1,14 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { type AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { DELETIONS_TABLE, IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '#store/table-layout';
+import {
+  DELETIONS_TABLE,
+  IDEMPOTENCY_TABLE,
+  OWNERS_TABLE,
+  type TableLayout,
+  UNDELIVERED_EVENTS_TABLE,
+  USERS_TABLE,
+} from '#store/table-layout';
 
 export interface TablesProps {
   /**
@@ -22,13 +29,15 @@ export interface TablesProps {
  */
 export const LEDGER_RECOVERY_PERIOD_DAYS = 1;
 
-/** The users, owners and idempotency tables and the deletion ledger, built from the one shared table layout. */
+/** The users, owners and idempotency tables, the deletion ledger and the undelivered events, built from the one shared table layout. */
 export class Tables extends Construct {
   readonly users: Table;
   readonly owners: Table;
   /** Idempotency-Key records; DynamoDB's TTL removes them after their 24 hours. */
   readonly idempotency: Table;
   readonly deletions: Table;
+  /** Lifecycle events kept whole after every delivery try failed, until replayed (TTL after 14 days). */
+  readonly undeliveredEvents: Table;
 
   constructor(scope: Construct, id: string, props: TablesProps = {}) {
     super(scope, id);
@@ -39,6 +48,8 @@ export class Tables extends Construct {
     // Its records are sealed under keys the service never stores; its backups follow the stage's period.
     this.idempotency = tableFromLayout(this, 'Idempotency', IDEMPOTENCY_TABLE, retainData, recoveryPeriodDays);
     this.deletions = tableFromLayout(this, 'Deletions', DELETIONS_TABLE, retainData, LEDGER_RECOVERY_PERIOD_DAYS);
+    // Like the ledger, it names deleted users: its own backups reach back one day only.
+    this.undeliveredEvents = tableFromLayout(this, 'UndeliveredEvents', UNDELIVERED_EVENTS_TABLE, retainData, LEDGER_RECOVERY_PERIOD_DAYS);
   }
 }
 

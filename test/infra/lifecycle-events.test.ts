@@ -18,7 +18,7 @@ const { prod } = byStage;
 
 const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(element.node.defaultChild as CfnElement);
-const table = (stage: keyof typeof byStage, name: 'users' | 'owners' | 'idempotency' | 'deletions') => {
+const table = (stage: keyof typeof byStage, name: 'users' | 'owners' | 'idempotency' | 'deletions' | 'undeliveredEvents') => {
   const { stack, template } = byStage[stage];
   return resourcesOf(template)[logicalId(stack, stack.tables[name])]!;
 };
@@ -116,7 +116,7 @@ describe('lifecycle events', () => {
     });
   });
 
-  it('the consumer may read the stream, put events on its bus only, write the ledger only', () => {
+  it('the consumer may read the stream, put events on its bus only, write the ledger and the undelivered events only', () => {
     const { stack, template } = prod;
     const events = stack.lifecycleEvents;
     const statements = statementsOfRole(template, logicalId(stack, events.consumer.role));
@@ -126,7 +126,8 @@ describe('lifecycle events', () => {
     expect(statements).toEqual(
       expect.arrayContaining([
         { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(events.consumer.logGroup) },
-        { Effect: 'Allow', Action: ['dynamodb:PutItem'], Resource: arn(stack.tables.deletions) },
+        // The ledger and the undelivered events: a put each, nothing else.
+        { Effect: 'Allow', Action: ['dynamodb:PutItem'], Resource: [arn(stack.tables.deletions), arn(stack.tables.undeliveredEvents)] },
         { Effect: 'Allow', Action: ['events:PutEvents'], Resource: arn(events.bus) },
         {
           Effect: 'Allow',
@@ -158,11 +159,38 @@ describe('lifecycle events', () => {
         POWERTOOLS_METRICS_NAMESPACE: 'UserManagement/prod',
         EVENT_BUS_NAME: { Ref: logicalId(stack, stack.lifecycleEvents.bus) },
         DELETIONS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.deletions) },
+        UNDELIVERED_EVENTS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.undeliveredEvents) },
+        UNDELIVERED_EVENT_DAYS: '14',
         RECOVERY_PERIOD_DAYS: '30',
         NODE_OPTIONS: '--enable-source-maps',
       },
     });
     expect(consumer?.Properties?.Handler).toBe('index.handler');
+  });
+
+  it.each(STAGES)('%s: an event that fails every try is kept whole at least 14 days, and the first one alarms', (stage) => {
+    const { stack, template } = byStage[stage];
+    const undelivered = table(stage, 'undeliveredEvents');
+    // Kept until replayed or until DynamoDB's TTL removes it, UNDELIVERED_EVENT_DAYS (>= 14) after it was kept.
+    expect(undelivered.Properties?.TimeToLiveSpecification).toEqual({ AttributeName: 'expires_at', Enabled: true });
+    expect(undelivered.Properties?.SSESpecification).toEqual({ SSEEnabled: true });
+    expect(undelivered.Properties?.StreamSpecification).toBeUndefined();
+    const consumer = resourcesOf(template)[logicalId(stack, stack.lifecycleEvents.consumer.function)];
+    const variables = (consumer!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(Number(variables.UNDELIVERED_EVENT_DAYS)).toBeGreaterThanOrEqual(14);
+    expect(variables.UNDELIVERED_EVENTS_TABLE_NAME).toEqual({ Ref: logicalId(stack, stack.tables.undeliveredEvents) });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `UserManagement-${stage}-lifecycle-events-undelivered`,
+      Namespace: `UserManagement/${stage}`,
+      MetricName: 'undeliveredEvents',
+      Statistic: 'Sum',
+      Period: 60,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      AlarmActions: [Match.anyValue()],
+    });
+    template.hasOutput('UndeliveredEventsTableName', { Value: { Ref: logicalId(stack, stack.tables.undeliveredEvents) } });
   });
 
   it('outputs: the bus name and ARN, and the ledger for the admin CLI', () => {

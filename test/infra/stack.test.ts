@@ -22,10 +22,10 @@ const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?:
 
 describe('tables', () => {
   it.each(STAGES)(
-    '%s: four on-demand, encrypted tables (users, owners, idempotency, deletion ledger) with point-in-time recovery',
+    '%s: five on-demand, encrypted tables (users, owners, idempotency, deletion ledger, undelivered events) with point-in-time recovery',
     (stage) => {
       const { template } = byStage[stage];
-      template.resourceCountIs('AWS::DynamoDB::Table', 4);
+      template.resourceCountIs('AWS::DynamoDB::Table', 5);
       template.allResourcesProperties('AWS::DynamoDB::Table', {
         BillingMode: 'PAY_PER_REQUEST',
         SSESpecification: { SSEEnabled: true },
@@ -459,6 +459,7 @@ describe('outputs', () => {
       'EventBusArn',
       'EventBusName',
       'OwnersTableName',
+      'UndeliveredEventsTableName',
       'UsersTableName',
     ]);
   });
@@ -475,8 +476,8 @@ describe('monitoring', () => {
   it('alarms on 5XX rate, and on errors and throttles of every function', () => {
     const { template } = prod;
     // Plus the function-answered 500s and one p99 latency alarm per function (edge-limits.test.ts), and the
-    // lifecycle events' dead-letter and lag alarms (lifecycle-events.test.ts).
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + OPERATIONS.length * 3 + 2);
+    // lifecycle events' undelivered, dead-letter and lag alarms (lifecycle-events.test.ts).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + OPERATIONS.length * 3 + 3);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'UserManagement-prod-api-5xx-rate',
       Threshold: 1,
@@ -499,7 +500,7 @@ describe('monitoring', () => {
   it.each(STAGES)('%s, with nothing but the stage given: every alarm notifies the stage topic, on ALARM and OK', (stage) => {
     const { template, stack } = byStage[stage];
     const alarms = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(13);
+    expect(alarms).toHaveLength(14);
     const topic = Object.entries(resourcesOf(template)).find(([, resource]) => resource.Type === 'AWS::SNS::Topic');
     expect(topic).toBeDefined();
     for (const alarm of alarms) {

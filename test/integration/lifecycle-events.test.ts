@@ -7,7 +7,7 @@
 
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LifecycleEvent } from '#events/lifecycle-events';
+import type { LifecycleEvent } from '#contract/lifecycle-events';
 import { processStores } from '#store/stores';
 import { userPk } from '#store/table-layout';
 import { LOCAL_TABLES } from '../../local/local-engine';

@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LifecycleEvent } from '#events/lifecycle-events';
+import type { LifecycleEvent } from '#contract/lifecycle-events';
 import { type EventDelivery, type EventDeliveryOptions, startEventDelivery } from '../../local/event-delivery';
 import { LOCAL_TABLES } from '../../local/local-engine';
 
@@ -18,16 +18,18 @@ export const readEvents = (file: string): LifecycleEvent[] =>
 
 /**
  * The delivery `npm start` runs, started against the test's DynamoDB Local, writing to a file of
- * its own; `options` changes the polling interval or listens to its failures.
+ * its own (or `options.file`, to resume from its checkpoint); `options` changes the polling
+ * interval and the time before failing events are kept, or listens to its failures.
  */
 export async function startTestDelivery(
-  options: Pick<EventDeliveryOptions, 'intervalMs' | 'onError'> = {},
+  options: Pick<EventDeliveryOptions, 'intervalMs' | 'onError' | 'keepAfterMs'> & { file?: string } = {},
 ): Promise<EventDelivery & { file: string; events: () => LifecycleEvent[] }> {
-  const file = join(mkdtempSync(join(tmpdir(), 'events-')), 'events.jsonl');
+  const file = options.file ?? join(mkdtempSync(join(tmpdir(), 'events-')), 'events.jsonl');
   const delivery = await startEventDelivery({
     endpoint: process.env.DYNAMODB_ENDPOINT!,
     usersTableName: LOCAL_TABLES.usersTableName,
     deletionsTableName: LOCAL_TABLES.deletionsTableName,
+    undeliveredEventsTableName: LOCAL_TABLES.undeliveredEventsTableName,
     eventsFile: file,
     recoveryPeriodDays: 35,
     ...options,

@@ -2,6 +2,7 @@
 
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from '@jest/globals';
+import { type UndeliveredEvent, undeliveredEventId } from '#domain/undelivered-events';
 import { type ChangeRecord, deliverChanges, lifecycleEventOf } from '#events/lifecycle-events';
 
 const profile = {
@@ -100,6 +101,56 @@ describe('deliverChanges', () => {
       },
     });
     expect(calls).toEqual(['ledger jane@example.com 101', 'publish UserCreated,UserDeleted']);
-    expect(result).toEqual({ delivered: 1, retryFrom: '101', failure: 'EventRejected' });
+    expect(result).toEqual({ delivered: 1, kept: 0, retryFrom: '101', failure: 'EventRejected' });
+  });
+
+  const removal = (sequence: string) => {
+    const record = change('REMOVE', { old: profile });
+    return { ...record, dynamodb: { ...record.dynamodb, SequenceNumber: sequence } };
+  };
+
+  it('tries a chunk again, for the rejected events only, up to `attempts` times', async () => {
+    const published: string[][] = [];
+    const result = await deliverChanges(
+      [change('INSERT', { new: profile }), removal('102')],
+      {
+        publish: async (events) => {
+          published.push(events.map((e) => e['detail-type']));
+          return events.map((e) => published.length > 1 || e['detail-type'] === 'UserCreated');
+        },
+        recordDeletion: async () => undefined,
+      },
+      { attempts: 3, pauseMs: 1 },
+    );
+    expect(published).toEqual([['UserCreated', 'UserDeleted'], ['UserDeleted']]);
+    expect(result).toEqual({ delivered: 2, kept: 0 });
+  });
+
+  it('keeps whole what fails every try, and goes on; stops at the first record when keeping fails too', async () => {
+    const failing = {
+      publish: async () => {
+        throw Object.assign(new Error('no bus'), { name: 'ResourceNotFoundException' });
+      },
+      recordDeletion: async () => undefined,
+    };
+    const kept: UndeliveredEvent[] = [];
+    const records = [change('INSERT', { new: profile }), removal('103')];
+    const result = await deliverChanges(records, failing, { attempts: 2, pauseMs: 1, keep: async (events) => void kept.push(...events) });
+    expect(result).toEqual({ delivered: 2, kept: 2, failure: 'ResourceNotFoundException' });
+    expect(kept.map((k) => [k.event['detail-type'], k.changeId, k.failure])).toEqual([
+      ['UserCreated', '100', 'ResourceNotFoundException'],
+      ['UserDeleted', '103', 'ResourceNotFoundException'],
+    ]);
+    // The whole event, its contract fields only; the same event always has the same id.
+    expect(kept[1]!.event).toEqual(lifecycleEventOf(removal('103')));
+    expect(kept[1]!.id).toBe(undeliveredEventId(kept[1]!.event));
+    expect(JSON.stringify(kept)).not.toMatch(/argon2|password_hash/);
+
+    const stopped = await deliverChanges([removal('104')], failing, {
+      keep: async () => {
+        throw new Error('table gone');
+      },
+    });
+    expect(stopped).toEqual({ delivered: 0, kept: 0, retryFrom: '104', failure: 'ResourceNotFoundException' });
   });
 });

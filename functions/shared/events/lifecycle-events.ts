@@ -6,31 +6,10 @@
  */
 
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { EVENT_SOURCE, type LifecycleDetail, type LifecycleEvent, type LifecycleEventType } from '#contract/lifecycle-events';
 import type { Deletion } from '#domain/deletions';
+import { type UndeliveredEvent, undeliveredEventId } from '#domain/undelivered-events';
 import { PROFILE_SK, USERS_TABLE } from '#store/table-layout';
-
-/** `source` of every lifecycle event. */
-export const EVENT_SOURCE = 'user-management';
-
-export const EVENT_TYPES = ['UserCreated', 'UserPasswordReset', 'UserDeleted'] as const;
-export type LifecycleEventType = (typeof EVENT_TYPES)[number];
-
-/** What an event says about the user: never a password, hash or key. */
-export interface LifecycleDetail {
-  readonly owner_id: string;
-  readonly user_email: string;
-  readonly white_label: boolean;
-  readonly occurred_at: string;
-  /** On UserCreated only. */
-  readonly should_reset_password?: boolean;
-}
-
-/** An event as EventBridge carries it (and as `npm start` writes it, one per line). */
-export interface LifecycleEvent {
-  readonly 'detail-type': LifecycleEventType;
-  readonly source: typeof EVENT_SOURCE;
-  readonly detail: LifecycleDetail;
-}
 
 /**
  * A stream record as both Lambda (DynamoDBStreamEvent) and the DynamoDB Streams API hand it over:
@@ -120,49 +99,104 @@ export interface EventSink {
 /** Events per publish call: EventBridge's PutEvents takes at most 10 entries. */
 export const PUBLISH_BATCH = 10;
 
+export interface DeliveryOptions {
+  /**
+   * Tries of a chunk of events before it counts as failed, the first included (a partial
+   * PutEvents failure is retried for the rejected entries only). @default 1
+   */
+  readonly attempts?: number;
+  /** Pause before the second try, doubled before each next one. @default 200 */
+  readonly pauseMs?: number;
+  /**
+   * Where events that failed every try are kept whole (the undelivered-events store), so delivery
+   * moves on. Without it, or when keeping fails too, delivery stops at the first failed record.
+   */
+  readonly keep?: (events: readonly UndeliveredEvent[]) => Promise<void>;
+}
+
 export interface DeliveryResult {
-  /** Events delivered. */
+  /** Events delivered (published, or kept for replay). */
   readonly delivered: number;
+  /** Events among them kept for replay instead of published. */
+  readonly kept: number;
   /** Sequence number of the first record not delivered: the caller retries from there (records before it are done). */
   readonly retryFrom?: string;
   /** Why, by error name or code only (never its text, which may quote an item). */
   readonly failure?: string;
 }
 
-/** Delivers a batch of stream records in order: each user deletion to the ledger, then every event. */
-export async function deliverChanges(records: readonly ChangeRecord[], sink: EventSink): Promise<DeliveryResult> {
-  const pending = records.flatMap((record) => {
-    const event = lifecycleEventOf(record);
-    return event ? [{ record, event }] : [];
-  });
-  for (let i = 0; i < pending.length; i += PUBLISH_BATCH) {
-    const chunk = pending.slice(i, i + PUBLISH_BATCH);
-    const firstOf = (index: number) => chunk[index]!.record.dynamodb?.SequenceNumber ?? '';
+/** An error's name or code, never its text: a system error's code (EISDIR, ECONNREFUSED) says more than its name. */
+export function failureName(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error';
+}
+
+interface Pending {
+  readonly event: LifecycleEvent;
+  readonly changeId: string;
+}
+
+/** The deletion an event records in the ledger, if it is a UserDeleted. */
+export const deletionOf = ({ event, changeId }: Pending): Deletion | undefined =>
+  event['detail-type'] === 'UserDeleted'
+    ? { ownerId: event.detail.owner_id, email: event.detail.user_email, deletedAt: event.detail.occurred_at, changeId }
+    : undefined;
+
+/**
+ * Delivers one chunk (at most PUBLISH_BATCH events): each deletion to the ledger, then the events.
+ * Resolves with the events not delivered after every try, and why.
+ */
+async function deliverChunk(chunk: readonly Pending[], sink: EventSink, options: DeliveryOptions) {
+  let left = chunk;
+  let failure = '';
+  const attempts = Math.max(1, options.attempts ?? 1);
+  for (let attempt = 1; attempt <= attempts && left.length > 0; attempt++) {
+    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, (options.pauseMs ?? 200) * 2 ** (attempt - 2)));
     try {
-      await Promise.all(
-        chunk
-          .filter(({ event }) => event['detail-type'] === 'UserDeleted')
-          .map(({ record, event }) =>
-            sink.recordDeletion({
-              ownerId: event.detail.owner_id,
-              email: event.detail.user_email,
-              deletedAt: event.detail.occurred_at,
-              changeId: record.dynamodb?.SequenceNumber ?? '',
-            }),
-          ),
-      );
-      const accepted = await sink.publish(chunk.map(({ event }) => event));
-      const failed = chunk.findIndex((_, index) => accepted[index] !== true);
-      if (failed !== -1) return { delivered: i + failed, retryFrom: firstOf(failed), failure: 'EventRejected' };
+      await Promise.all(left.flatMap((pending) => deletionOf(pending) ?? []).map((deletion) => sink.recordDeletion(deletion)));
+      const accepted = await sink.publish(left.map(({ event }) => event));
+      left = left.filter((_, index) => accepted[index] !== true);
+      failure = 'EventRejected';
     } catch (error) {
-      // A system error's code (EISDIR, ECONNREFUSED) says more than its name, and no more than that.
-      const code = (error as { code?: unknown }).code;
-      return {
-        delivered: i,
-        retryFrom: firstOf(0),
-        failure: typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error',
-      };
+      failure = failureName(error);
     }
   }
-  return { delivered: pending.length };
+  return { left, failure };
+}
+
+/**
+ * Delivers a batch of stream records in order: each user deletion to the ledger, then every event.
+ * An event that fails every try is kept for replay when `options.keep` is given (delivery goes on),
+ * else delivery stops there and names the record to retry from.
+ */
+export async function deliverChanges(
+  records: readonly ChangeRecord[],
+  sink: EventSink,
+  options: DeliveryOptions = {},
+): Promise<DeliveryResult> {
+  const pending = records.flatMap((record) => {
+    const event = lifecycleEventOf(record);
+    return event ? [{ event, changeId: record.dynamodb?.SequenceNumber ?? '' }] : [];
+  });
+  let kept = 0;
+  let keptFailure: string | undefined;
+  for (let i = 0; i < pending.length; i += PUBLISH_BATCH) {
+    const chunk = pending.slice(i, i + PUBLISH_BATCH);
+    const { left, failure } = await deliverChunk(chunk, sink, options);
+    if (left.length === 0) continue;
+    const stopAt = () => {
+      const index = chunk.indexOf(left[0]!);
+      return { delivered: i + index, kept, retryFrom: left[0]!.changeId, failure };
+    };
+    if (!options.keep) return stopAt();
+    const keptAt = new Date().toISOString();
+    try {
+      await options.keep(left.map(({ event, changeId }) => ({ id: undeliveredEventId(event), event, changeId, failure, keptAt })));
+    } catch {
+      return stopAt();
+    }
+    kept += left.length;
+    keptFailure ??= failure;
+  }
+  return { delivered: pending.length, kept, ...(keptFailure && { failure: keptFailure }) };
 }

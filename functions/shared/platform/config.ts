@@ -133,6 +133,10 @@ export const RECOVERY_PERIOD_DAYS = { min: 1, max: 35 } as const;
 export interface EventDeliveryConfig {
   readonly eventBusName: string;
   readonly deletionsTableName: string;
+  /** Where events that kept failing are kept whole for replay. */
+  readonly undeliveredEventsTableName: string;
+  /** How long an undelivered event is kept (UNDELIVERED_EVENT_DAYS: at least 14). */
+  readonly undeliveredEventDays: number;
   /** The users table's recovery period: how long a deletion stays in the ledger. */
   readonly recoveryPeriodDays: number;
   /** Set only when talking to DynamoDB Local. */
@@ -144,11 +148,21 @@ export function readRecoveryPeriodDays(): number {
   return integer('RECOVERY_PERIOD_DAYS', RECOVERY_PERIOD_DAYS.max, RECOVERY_PERIOD_DAYS.min, RECOVERY_PERIOD_DAYS.max);
 }
 
+/** Undelivered lifecycle events are kept two weeks at least: time to notice the alarm and replay them. */
+export const UNDELIVERED_EVENT_DAYS = { min: 14, max: 365, default: 14 } as const;
+
+/** UNDELIVERED_EVENT_DAYS, checked: 14 to 365, 14 when unset. */
+export function readUndeliveredEventDays(): number {
+  return integer('UNDELIVERED_EVENT_DAYS', UNDELIVERED_EVENT_DAYS.default, UNDELIVERED_EVENT_DAYS.min, UNDELIVERED_EVENT_DAYS.max);
+}
+
 /** Reads and checks the consumer's configuration; throws naming the first bad variable. */
 export function readEventDeliveryConfig(): EventDeliveryConfig {
   return {
     eventBusName: required('EVENT_BUS_NAME'),
     deletionsTableName: required('DELETIONS_TABLE_NAME'),
+    undeliveredEventsTableName: required('UNDELIVERED_EVENTS_TABLE_NAME'),
+    undeliveredEventDays: readUndeliveredEventDays(),
     recoveryPeriodDays: readRecoveryPeriodDays(),
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
   };

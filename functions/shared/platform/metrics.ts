@@ -9,6 +9,9 @@ export const REQUESTS_METRIC = 'requests';
  */
 export const METRIC_DIMENSIONS = ['operation', 'outcome'] as const;
 
+/** Lifecycle events kept for replay after every delivery try failed (no dimension): its alarm fires on the first. */
+export const UNDELIVERED_EVENTS_METRIC = 'undeliveredEvents';
+
 /** The outcome of a request the function answered with 500. */
 export const FAILED_OUTCOME = 'failed';
 

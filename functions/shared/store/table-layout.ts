@@ -45,6 +45,17 @@ export const DELETIONS_TABLE: TableLayout = {
 };
 
 /**
+ * Undelivered lifecycle events: one item per event whose delivery kept failing, kept whole (its
+ * detail, never a password or hash) until `admin replay-events` publishes it, and expiring by TTL
+ * after UNDELIVERED_EVENT_DAYS.
+ */
+export const UNDELIVERED_EVENTS_TABLE: TableLayout = {
+  partitionKey: { name: 'pk', type: 'S' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'expires_at',
+};
+
+/**
  * White-label owners and their API keys. A key item is addressed by the SHA-256
  * digest of the key (one GetItem per lookup); the two sparse indexes serve the
  * admin CLI (list an owner's keys, revoke a key by its id).

@@ -1,0 +1,34 @@
+/**
+ * Undelivered lifecycle events: an event whose delivery kept failing is kept whole (its full
+ * detail, never a stream position) until an operator replays it (`admin replay-events`), for at
+ * least 14 days. The port the delivery and the replay share.
+ */
+
+import { createHash } from 'node:crypto';
+import type { LifecycleEvent } from '#contract/lifecycle-events';
+
+export interface UndeliveredEvent {
+  /** The same event kept twice (a retried batch) is one entry: a digest of the de-duplication fields. */
+  readonly id: string;
+  readonly event: LifecycleEvent;
+  /** The stream record it came from (its sequence number): the ledger entry of a deletion names it. */
+  readonly changeId: string;
+  /** Why it was not delivered: an error's name or code, never its text. */
+  readonly failure: string;
+  readonly keptAt: string;
+}
+
+export interface UndeliveredEventStore {
+  keep(events: readonly UndeliveredEvent[]): Promise<void>;
+  /** Every kept event, oldest first. */
+  list(): Promise<UndeliveredEvent[]>;
+  remove(id: string): Promise<void>;
+}
+
+/** An event's identity, as consumers de-duplicate it: type, owner, user and time. */
+export function undeliveredEventId(event: LifecycleEvent): string {
+  const { owner_id, user_email, occurred_at } = event.detail;
+  return createHash('sha256')
+    .update(JSON.stringify([event['detail-type'], owner_id, user_email, occurred_at]))
+    .digest('hex');
+}

@@ -1,0 +1,43 @@
+import type { UndeliveredEventStore } from '#domain/undelivered-events';
+import { deletionOf, type EventSink, failureName } from './lifecycle-events';
+
+export interface ReplayOutcome {
+  /** Events kept when the replay began. */
+  readonly undelivered: number;
+  /** Published (deletions recorded in the ledger first) and removed from the store. */
+  readonly replayed: number;
+  /** Still undelivered: kept for the next replay. */
+  readonly failed: number;
+  /** Why the first of them failed, by error name. */
+  readonly failure?: string;
+}
+
+/**
+ * `admin replay-events`: publishes every kept event through `sink`, oldest first (each deletion
+ * recorded in the ledger first), and removes it once accepted. Safe to run again: what failed stays
+ * kept, and an event published twice (a crash between publish and removal) is one that consumers
+ * already de-duplicate.
+ */
+export async function replayUndelivered(
+  store: UndeliveredEventStore,
+  sink: EventSink,
+  options: { dryRun?: boolean } = {},
+): Promise<ReplayOutcome> {
+  const kept = await store.list();
+  if (options.dryRun) return { undelivered: kept.length, replayed: 0, failed: 0 };
+  let replayed = 0;
+  let failure: string | undefined;
+  for (const { id, event, changeId } of kept) {
+    try {
+      const deletion = deletionOf({ event, changeId });
+      if (deletion) await sink.recordDeletion(deletion);
+      const [accepted] = await sink.publish([event]);
+      if (!accepted) throw Object.assign(new Error('rejected'), { code: 'EventRejected' });
+      await store.remove(id);
+      replayed++;
+    } catch (error) {
+      failure ??= failureName(error);
+    }
+  }
+  return { undelivered: kept.length, replayed, failed: kept.length - replayed, ...(failure && { failure }) };
+}

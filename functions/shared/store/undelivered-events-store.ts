@@ -1,0 +1,57 @@
+import { DeleteCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import type { LifecycleEvent } from '#contract/lifecycle-events';
+import type { UndeliveredEvent, UndeliveredEventStore } from '#domain/undelivered-events';
+import type { DocumentClient } from './client';
+import { allItems } from './item-collections';
+import { UNDELIVERED_EVENTS_TABLE } from './table-layout';
+
+/**
+ * Undelivered lifecycle events on their own table: one item per event, keyed by its id (so a
+ * retried batch keeps it once), the event as JSON, and `expires_at` for DynamoDB's TTL after
+ * `retentionDays`. A scan lists them: the table holds only what failed, until replayed.
+ */
+export function createUndeliveredEventsStore(
+  db: DocumentClient,
+  tableName: string,
+  options: { retentionDays: number },
+): UndeliveredEventStore {
+  const ttl = UNDELIVERED_EVENTS_TABLE.timeToLiveAttribute!;
+  return {
+    async keep(events) {
+      for (const kept of events) {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              pk: kept.id,
+              event: JSON.stringify(kept.event),
+              change_id: kept.changeId,
+              failure: kept.failure,
+              kept_at: kept.keptAt,
+              [ttl]: Math.ceil(Date.parse(kept.keptAt) / 1000) + options.retentionDays * 86_400,
+            },
+          }),
+        );
+      }
+    },
+
+    async list() {
+      const items = await allItems(paginateScan({ client: db }, { TableName: tableName, ConsistentRead: true }));
+      return items
+        .map(
+          (item): UndeliveredEvent => ({
+            id: item.pk as string,
+            event: JSON.parse(item.event as string) as LifecycleEvent,
+            changeId: item.change_id as string,
+            failure: item.failure as string,
+            keptAt: item.kept_at as string,
+          }),
+        )
+        .sort((a, b) => a.keptAt.localeCompare(b.keptAt) || a.event.detail.occurred_at.localeCompare(b.event.detail.occurred_at));
+    },
+
+    async remove(id) {
+      await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: id } }));
+    },
+  };
+}

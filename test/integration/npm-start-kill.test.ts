@@ -1,0 +1,94 @@
+/**
+ * `kill -9` of `npm start` loses no event and invents none: right after a burst of acknowledged
+ * creates and deletes, the process is killed with SIGKILL (DynamoDB Local follows, its standard
+ * input closed), started again on the same data, and the events file then holds exactly one event
+ * per acknowledged write, and the ledger one entry per delete.
+ */
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { createDocumentClient } from '#store/client';
+import { freePort } from '../../local/free-port';
+import { readEvents, waitFor } from '../support/lifecycle-events';
+import { uniqueEmail } from '../support/local';
+import { descendantPids, isRunning, killStartedScripts, startScript } from '../support/processes';
+
+const workdir = mkdtempSync(join(tmpdir(), 'npm-start-kill-'));
+afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+afterEach(killStartedScripts);
+
+const { DYNAMODB_ENDPOINT: _ignored, EVENTS_FILE: _file, ...inherited } = process.env;
+
+describe('npm start: kill -9', () => {
+  it('after a burst of 40 creates and 24 deletes answered 200: exactly one event per write, a ledger entry per delete', async () => {
+    const env = { ...inherited, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), POWERTOOLS_LOG_LEVEL: 'SILENT' };
+    const file = join(workdir, '.data/events.jsonl');
+    const first = startScript('local/start.ts', env, workdir);
+    const [, apiKey] = await first.waitFor(/export API_KEY=(wlk_\S+)/);
+    await first.waitFor(/Listening on/);
+    const call = async (operation: string, body: object) => {
+      const response = await fetch(`http://127.0.0.1:${env.PORT}/v1/${operation}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey! },
+        body: JSON.stringify(body),
+      });
+      expect([operation, response.status]).toEqual([operation, 200]);
+    };
+    const created = Array.from({ length: 40 }, () => uniqueEmail('burst'));
+    const deleted = created.slice(0, 24);
+    // Eight at a time, as a client in a hurry would send them.
+    const inWaves = async (emails: string[], send: (email: string) => Promise<void>) => {
+      for (let i = 0; i < emails.length; i += 8) await Promise.all(emails.slice(i, i + 8).map(send));
+    };
+    await inWaves(created, (email) => call('createUser', { user_email: email, user_password: 'a burst password' }));
+    await inWaves(deleted, (email) => call('deleteUser', { user_email: email }));
+
+    // SIGKILL to the whole Node side at once (tsx's parent and the server), DynamoDB Local left to follow.
+    const java = descendantPids(first.child.pid!).filter((pid) => readCommand(pid) === 'java');
+    const node = [first.child.pid!, ...descendantPids(first.child.pid!)].filter((pid) => !java.includes(pid));
+    for (const pid of node.reverse()) process.kill(pid, 'SIGKILL');
+    const atKill = readEvents(file).length;
+    await first.exited;
+    await waitFor(() => (java.every((pid) => !isRunning(pid)) ? true : undefined), 30_000, 'DynamoDB Local to exit');
+
+    const second = startScript('local/start.ts', env, workdir);
+    try {
+      await second.waitFor(/Listening on/);
+      const expected = 1 + created.length + deleted.length;
+      await waitFor(() => (readEvents(file).length >= expected ? true : undefined), 15_000, `${expected} events`);
+      // Anything still to come would be a duplicate: give it a few delivery rounds.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const events = readEvents(file);
+      const count = (type: string, email: string) =>
+        events.filter((event) => event['detail-type'] === type && event.detail.user_email === email).length;
+      expect(events).toHaveLength(expected);
+      expect(count('UserCreated', 'dev-owner@example.com')).toBe(1);
+      for (const email of created) expect([email, count('UserCreated', email)]).toEqual([email, 1]);
+      for (const email of deleted) expect([email, count('UserDeleted', email)]).toEqual([email, 1]);
+
+      const db = createDocumentClient({ endpoint: `http://127.0.0.1:${env.DYNAMODB_PORT}` });
+      const { Items = [] } = await db.send(new ScanCommand({ TableName: 'deletions', ConsistentRead: true }));
+      db.destroy();
+      expect(Items.map((item) => item.user_email).sort()).toEqual([...deleted].sort());
+      if (process.env.EVENTS_REPORT) {
+        console.log(`kill -9: ${atKill} of ${expected} events written when killed; after restart ${events.length}, ledger ${Items.length}`);
+      }
+    } finally {
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+    }
+  }, 180_000);
+});
+
+/** A process's command name, from /proc. */
+function readCommand(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  } catch {
+    return '';
+  }
+}
