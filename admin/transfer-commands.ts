@@ -5,7 +5,7 @@
  */
 
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -20,7 +20,7 @@ export const TRANSFER_USAGE = `  import-users <owner-email> <file> [--dry-run] [
                                 one JSON line per user, password hashes included (the file is created 0600)`;
 
 /** Conditional puts in flight at once: well inside a table's on-demand burst, and the SDK retries throttling. */
-const IN_FLIGHT = 16;
+export const IN_FLIGHT = 16;
 
 /** The command's positionals and options (every option a string or a flag). */
 const parse = (
@@ -51,10 +51,17 @@ export interface TransferContext {
   readonly passwords: () => PasswordSettings;
 }
 
+/** Where a command writes: the process's own stdout and stderr, unless the caller (the bench) passes others. */
+export interface CommandOutput {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream & ProgressOutput;
+}
+
 /** `import-users`: resolves with the counts it printed; exit status 1 when a line failed or the import stopped. */
 export async function importUsers(
   args: string[],
   connect: (tables: TableOptions) => TransferContext,
+  { stdout, stderr }: CommandOutput = process,
 ): Promise<{ counts: ImportCounts; exitCode: 0 | 1 }> {
   const { values, positionals } = parse(args, { 'dry-run': { type: 'boolean' }, report: { type: 'string' } });
   const [ownerEmail, file, ...rest] = positionals;
@@ -67,9 +74,9 @@ export async function importUsers(
     input.once('open', () => resolve());
     input.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`Cannot read ${file}: ${error.code ?? error.name}`)));
   });
-  const report: WriteStream | NodeJS.WriteStream =
-    typeof values.report === 'string' ? createWriteStream(values.report as string, { mode: 0o600 }) : process.stderr;
-  const progress = importProgress(process.stderr, (await stat(file)).size);
+  const report: NodeJS.WritableStream =
+    typeof values.report === 'string' ? createWriteStream(values.report as string, { mode: 0o600 }) : stderr;
+  const progress = importProgress(stderr, (await stat(file)).size);
   const dryRun = values['dry-run'] === true;
   const passwords = context.passwords();
   const counts: ImportCounts = { imported: 0, exists: 0, failed: 0 };
@@ -82,7 +89,7 @@ export async function importUsers(
 
   const fail = (line: number, userEmail: string | null, reason: string) => {
     counts.failed++;
-    if (report === process.stderr) progress.clear();
+    if (report === stderr) progress.clear();
     report.write(`${JSON.stringify({ line, user_email: userEmail, reason })}\n`);
   };
   const write = async (candidate: ImportCandidate) => {
@@ -136,11 +143,11 @@ export async function importUsers(
   await Promise.all(inFlight);
   progress.done(lineNumber, bytesRead, counts);
   input.destroy();
-  if (report !== process.stderr) await new Promise<void>((resolve) => (report as WriteStream).end(() => resolve()));
-  process.stdout.write(`${JSON.stringify(counts)}\n`);
+  if (report !== stderr) await new Promise<void>((resolve) => report.end(() => resolve()));
+  stdout.write(`${JSON.stringify(counts)}\n`);
   if (stopped !== undefined) {
     // By name only: a storage error's text may quote an item. A rerun finishes the job.
-    process.stderr.write(
+    stderr.write(
       `Import stopped after line ${lineNumber} (${(stopped as Error).name ?? 'error'}); run it again to finish: imported lines report "exists"\n`,
     );
   }
