@@ -1,7 +1,8 @@
 /**
  * `import-users` and `export-users`: moving users in and out of an owner's tool (docs/migration.md).
  * The file is read line by line and written through a bounded number of concurrent conditional
- * puts, so memory does not grow with the file; a rerun finishes an import that stopped half way.
+ * puts, so memory does not grow with the file but for the e-mails seen (kept to report duplicates;
+ * test/slow/import-memory.test.ts); a rerun finishes an import that stopped half way.
  */
 
 import { once } from 'node:events';
