@@ -5,11 +5,13 @@ const transform = {
 const common = { transform, extensionsToTreatAsEsm: ['.ts'], testEnvironment: 'node' };
 
 /**
- * The arm64 project (each Lambda asset run on arm64 Node under qemu: a few minutes) runs only when
- * named: `npm test -- --selectProjects arm64`, or with the others as `.ci/run` does. The default
- * `npm test` stays fast.
+ * The arm64 project (each Lambda asset run on arm64 Node under qemu: a few minutes) and the slow
+ * project (imports of 10,000 and 100,000 users, measuring memory) run only when named:
+ * `npm test -- --selectProjects arm64`, `--selectProjects slow`, or with the others as `.ci/run`
+ * does. The default `npm test` stays fast.
  */
 const arm64Selected = process.argv.includes('arm64');
+const slowSelected = process.argv.includes('slow');
 
 /** @type {import('jest').Config} */
 export default {
@@ -23,5 +25,6 @@ export default {
     { ...common, displayName: 'hardening', testMatch: ['<rootDir>/test/hardening/**/*.test.ts'] },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
     ...(arm64Selected ? [{ ...common, displayName: 'arm64', testMatch: ['<rootDir>/test/arm64/**/*.test.ts'] }] : []),
+    ...(slowSelected ? [{ ...common, displayName: 'slow', testMatch: ['<rootDir>/test/slow/**/*.test.ts'] }] : []),
   ],
 };

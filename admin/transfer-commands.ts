@@ -1,12 +1,13 @@
 /**
  * `import-users` and `export-users`: moving users in and out of an owner's tool (docs/migration.md).
  * The file is read line by line and written through a bounded number of concurrent conditional
- * puts, so memory does not grow with the file; a rerun finishes an import that stopped half way.
+ * puts, so memory does not grow with the file but for the e-mails seen (kept to report duplicates;
+ * test/slow/import-memory.test.ts); a rerun finishes an import that stopped half way.
  */
 
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '#domain/passwords';
@@ -20,8 +21,7 @@ export const TRANSFER_USAGE = `  import-users <owner-email> <file> [--dry-run] [
                                 one JSON line per user, password hashes included (the file is created 0600)`;
 
 /** Conditional puts in flight at once: well inside a table's on-demand burst, and the SDK retries throttling. */
-const IN_FLIGHT = 16;
-const PROGRESS_EVERY = 10_000;
+export const IN_FLIGHT = 16;
 
 /** The command's positionals and options (every option a string or a flag). */
 const parse = (
@@ -52,10 +52,17 @@ export interface TransferContext {
   readonly passwords: () => PasswordSettings;
 }
 
+/** Where a command writes: the process's own stdout and stderr, unless the caller (the bench) passes others. */
+export interface CommandOutput {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream & ProgressOutput;
+}
+
 /** `import-users`: resolves with the counts it printed; exit status 1 when a line failed or the import stopped. */
 export async function importUsers(
   args: string[],
   connect: (tables: TableOptions) => TransferContext,
+  { stdout, stderr }: CommandOutput = process,
 ): Promise<{ counts: ImportCounts; exitCode: 0 | 1 }> {
   const { values, positionals } = parse(args, { 'dry-run': { type: 'boolean' }, report: { type: 'string' } });
   const [ownerEmail, file, ...rest] = positionals;
@@ -68,8 +75,9 @@ export async function importUsers(
     input.once('open', () => resolve());
     input.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`Cannot read ${file}: ${error.code ?? error.name}`)));
   });
-  const report: WriteStream | NodeJS.WriteStream =
-    typeof values.report === 'string' ? createWriteStream(values.report as string, { mode: 0o600 }) : process.stderr;
+  const report: NodeJS.WritableStream =
+    typeof values.report === 'string' ? createWriteStream(values.report as string, { mode: 0o600 }) : stderr;
+  const progress = importProgress(stderr, (await stat(file)).size);
   const dryRun = values['dry-run'] === true;
   const passwords = context.passwords();
   const counts: ImportCounts = { imported: 0, exists: 0, failed: 0 };
@@ -77,9 +85,12 @@ export async function importUsers(
   const inFlight = new Set<Promise<void>>();
   let stopped: unknown;
   let lineNumber = 0;
+  /** Bytes of the lines read so far (the stream itself reads ahead by a buffer): the bar's share of the file. */
+  let bytesRead = 0;
 
   const fail = (line: number, userEmail: string | null, reason: string) => {
     counts.failed++;
+    if (report === stderr) progress.clear();
     report.write(`${JSON.stringify({ line, user_email: userEmail, reason })}\n`);
   };
   const write = async (candidate: ImportCandidate) => {
@@ -98,20 +109,18 @@ export async function importUsers(
     counts[created ? 'imported' : 'exists']++;
   };
 
-  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
-    lineNumber++;
-    if (stopped !== undefined) break;
-    if (lineNumber % PROGRESS_EVERY === 0) progress(lineNumber, counts);
-    if (text.trim() === '') continue;
+  /** One line: its outcome decided, or its write started. */
+  const take = (text: string) => {
+    if (text.trim() === '') return;
     const decision = decideLine(text, passwords.passwordPolicy, ownerEmail);
     if ('failed' in decision) {
       fail(lineNumber, decision.userEmail, decision.failed);
-      continue;
+      return;
     }
     const first = seen.get(decision.candidate.email);
     if (first !== undefined) {
       fail(lineNumber, decision.candidate.email, IMPORT_REASONS.duplicate(first));
-      continue;
+      return;
     }
     seen.set(decision.candidate.email, lineNumber);
     const task: Promise<void> = write(decision.candidate).then(
@@ -122,15 +131,24 @@ export async function importUsers(
       },
     );
     inFlight.add(task);
+  };
+
+  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
+    lineNumber++;
+    if (stopped !== undefined) break;
+    bytesRead += Buffer.byteLength(text) + 1;
+    take(text);
+    progress.update(lineNumber, bytesRead, counts);
     if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
   }
   await Promise.all(inFlight);
+  progress.done(lineNumber, bytesRead, counts);
   input.destroy();
-  if (report !== process.stderr) await new Promise<void>((resolve) => (report as WriteStream).end(() => resolve()));
-  process.stdout.write(`${JSON.stringify(counts)}\n`);
+  if (report !== stderr) await new Promise<void>((resolve) => report.end(() => resolve()));
+  stdout.write(`${JSON.stringify(counts)}\n`);
   if (stopped !== undefined) {
     // By name only: a storage error's text may quote an item. A rerun finishes the job.
-    process.stderr.write(
+    stderr.write(
       `Import stopped after line ${lineNumber} (${(stopped as Error).name ?? 'error'}); run it again to finish: imported lines report "exists"\n`,
     );
   }
@@ -142,10 +160,48 @@ const tablesOf = (values: Record<string, unknown>): TableOptions => ({
   ...(typeof values['owners-table'] === 'string' && { ownersTable: values['owners-table'] }),
 });
 
-function progress(lines: number, counts: ImportCounts): void {
-  const text = `${lines} lines read: ${counts.imported} imported, ${counts.exists} exist, ${counts.failed} failed`;
-  if (process.stderr.isTTY) process.stderr.write(`\r${text}`);
-  else process.stderr.write(`${text}\n`);
+/** Where progress goes: stderr, a terminal or not. */
+export interface ProgressOutput {
+  readonly isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+/**
+ * An import's progress. On a terminal, a bar rewritten in place every 1,000 lines or 250 ms: the
+ * share of the file's bytes read, the lines read and the counts so far; `done` draws it once more
+ * and ends its line. Otherwise (a pipe, a log file) a plain line every 10,000 lines.
+ */
+export function importProgress(out: ProgressOutput, fileBytes: number, now = () => performance.now()) {
+  const status = (lines: number, counts: ImportCounts) =>
+    `${lines} lines read: ${counts.imported} imported, ${counts.exists} exist, ${counts.failed} failed`;
+  let drawnAt = Number.NEGATIVE_INFINITY;
+  let drawn = false;
+  const draw = (lines: number, bytesRead: number, counts: ImportCounts) => {
+    const share = fileBytes > 0 ? Math.min(1, bytesRead / fileBytes) : 1;
+    const filled = Math.round(share * 30);
+    const percent = `${Math.floor(share * 100)}%`.padStart(4);
+    out.write(`\r\x1b[K[${'#'.repeat(filled)}${'.'.repeat(30 - filled)}] ${percent} ${status(lines, counts)}`);
+    drawnAt = now();
+    drawn = true;
+  };
+  return {
+    update(lines: number, bytesRead: number, counts: ImportCounts): void {
+      if (!out.isTTY) {
+        if (lines % 10_000 === 0) out.write(`${status(lines, counts)}\n`);
+      } else if (lines % 1_000 === 0 || now() - drawnAt >= 250) draw(lines, bytesRead, counts);
+    },
+    /** Before another line on the same terminal: the bar is wiped, and drawn again at its next update. */
+    clear(): void {
+      if (drawn) out.write('\r\x1b[K');
+      drawn = false;
+    },
+    done(lines: number, bytesRead: number, counts: ImportCounts): void {
+      if (!out.isTTY) return;
+      draw(lines, bytesRead, counts);
+      out.write('\n');
+      drawn = false;
+    },
+  };
 }
 
 /** `export-users`: resolves with how many users it wrote. */

@@ -1,6 +1,7 @@
 /** The benchmark's result, and its rendering as the Markdown printed and kept in bench/RESULTS.md. */
 
 import type { Floor } from './floor';
+import type { ImportThroughput } from './import-throughput';
 import type { DeleteScalingRow } from './in-process';
 import type { MemoryModelRow } from './lambda-memory';
 import type { LambdaCpuPhase, LambdaCpuResult } from './lambda-process';
@@ -60,6 +61,8 @@ export interface BenchReport {
     create_vs_hash_limit: number;
     bare_vs_hash_limit: number;
   };
+  /** admin import-users' function on pre-hashed rows, against the bare BatchWriteItem (and PutItem) of the same items. */
+  import_throughput: ImportThroughput;
   /** Each operation over HTTP at concurrency 1. */
   c1: Record<Op, Latency & { concurrency: number }>;
   ddb_calls: Record<string, number>;
@@ -158,6 +161,10 @@ ${table(
   ['operation', 'c=1 p50 ms', 'c=1 p99 ms', 'c=1 req/s', 'errors'],
   OPS.map((op) => [op, r.c1[op].p50_ms, r.c1[op].p99_ms, r.c1[op].per_s, r.c1[op].errors]),
 )}
+
+## Import throughput
+
+${r.import_throughput.rows} pre-hashed rows through \`importUsers\` (what \`admin import-users\` runs: a conditional PutItem per user, ${r.import_throughput.concurrency} in flight) in ${r.import_throughput.import_s} s: **${r.import_throughput.import_users_per_s} users/s**, ${r.import_throughput.import_vs_bare} × the fastest bare write of the same items in this run (BatchWriteItem of 25 with the SDK, ${r.import_throughput.concurrency} in flight, no service code: ${r.import_throughput.bare_batch_write_per_s} items/s; runs before and after the import ${r.import_throughput.bare_runs_per_s.join(' and ')}/s). The same items as bare conditional PutItems, one per item at the same concurrency: ${r.import_throughput.bare_put_per_s}/s (the import ${r.import_throughput.import_vs_bare_put} × that).
 
 ## DynamoDB calls per request
 

@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --json] [-- --quick]`: OWASP's five argon2id settings side by side, and every
  * operation against its SDK floor (one hash plus the DynamoDB calls it must make, with the
- * service's own client), on DynamoDB Local over loopback, in one bounded run. Targets are ratios
+ * service's own client), and admin import-users' throughput against the bare BatchWriteItem of the
+ * same items, on DynamoDB Local over loopback, in one bounded run. Targets are ratios
  * within the run. Prints a report (or, with --json, one JSON object; progress goes to stderr) and
  * rewrites bench/RESULTS.md.
  */
@@ -20,6 +21,7 @@ import { hashesPerSecond } from './argon2';
 import { measureBundles } from './bundle';
 import { floorProbe } from './floor';
 import { type LoadResult, runLoad } from './http-load';
+import { importThroughput } from './import-throughput';
 import { chooseMemory, memoryModel } from './lambda-memory';
 import type { LambdaCpuRequest, LambdaCpuResult } from './lambda-process';
 import { type BenchReport, type Op, renderReport, type Target } from './report';
@@ -47,6 +49,8 @@ const HTTP_PER_ROUND = scaled(25);
 /** The Lambda stand-in process: rounds of this many requests per phase. */
 const CPU_ROUNDS = quick ? 1 : 2;
 const CPU_PER_ROUND = scaled(60);
+/** Pre-hashed rows in the import file, and items in each bare write run beside it. */
+const IMPORT_ROWS = scaled(6_000);
 
 /** The whole run is bounded: past this, children are stopped and the bench fails. */
 const DEADLINE_MS = 240_000;
@@ -204,6 +208,18 @@ async function main() {
     server.disconnect();
     server = undefined;
 
+    progress(`import: ${IMPORT_ROWS} pre-hashed rows through importUsers, between bare BatchWriteItem runs of the same items`);
+    const imports = await importThroughput({
+      endpoint: dynamodb.endpoint,
+      usersTableName: TABLES.usersTableName,
+      ownerEmail: owner.owner_email,
+      ownerId: ownerRecord.ownerId,
+      rows: IMPORT_ROWS,
+    });
+    progress(
+      `  import ${imports.import_users_per_s} users/s, bare BatchWriteItem ${imports.bare_batch_write_per_s}/s (${imports.import_vs_bare} ×), bare PutItem ${imports.bare_put_per_s}/s`,
+    );
+
     progress('in process: DynamoDB calls per operation, delete scaling');
     const counter = inProcess.installCallCounter();
     const calls = await inProcess.ddbCalls(counter, owner.owner_email, owner.api_key);
@@ -280,6 +296,7 @@ async function main() {
         create_vs_hash_limit: round(best!.create.per_s / best!.hashes, 3),
         bare_vs_hash_limit: round(best!.bare / best!.hashes, 3),
       },
+      import_throughput: imports,
       c1: mapValues(c1, (_, op) => c1Result(op)),
       ddb_calls: mapValues(calls.warm, (c) => c.total),
       ddb_calls_by_command: mapValues(calls.warm, (c) => c.byCommand),

@@ -220,6 +220,20 @@ describe('import-users', () => {
     expect([counts.imported + created, counts.exists, creates.length - created]).toEqual([20, created, counts.imported]);
   }, 60_000);
 
+  it('prints a plain progress line every 10,000 lines when stderr is not a terminal', async () => {
+    const owner = await newOwner('import-progress');
+    const lines = Array.from({ length: 20_500 }, (_, i) => ({ user_email: `not an e-mail ${i}`, password_hash: django('p') }));
+    const run = await admin(
+      'import-users',
+      owner.ownerEmail,
+      fileOf('progress.jsonl', lines),
+      '--report',
+      join(dir, 'progress-report.jsonl'),
+    );
+    expect([run.code, JSON.parse(run.stdout)]).toEqual([1, { imported: 0, exists: 0, failed: 20_500 }]);
+    expect(run.stderr).toBe('10000 lines read: 0 imported, 0 exist, 10000 failed\n20000 lines read: 0 imported, 0 exist, 20000 failed\n');
+  }, 60_000);
+
   it('refuses a command line it cannot run with exit 2 and one line', async () => {
     const owner = await newOwner('import-usage');
     for (const args of [
