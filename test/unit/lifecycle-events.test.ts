@@ -47,6 +47,11 @@ describe('lifecycleEventOf', () => {
     });
   });
 
+  it('INSERT of an imported user, created long ago: the event is at the import, not at the old creation time', () => {
+    const imported = { ...profile, created_at: '2019-02-03T04:05:06.000Z', updated_at: '2026-05-02T08:00:00.000Z' };
+    expect(lifecycleEventOf(change('INSERT', { new: imported }))?.detail.occurred_at).toBe('2026-05-02T08:00:00.000Z');
+  });
+
   it('MODIFY: UserPasswordReset only when the hash changed', () => {
     const reset = { ...profile, password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$bmV3', updated_at: '2026-05-02T08:00:00.000Z' };
     expect(lifecycleEventOf(change('MODIFY', { old: profile, new: reset }))).toEqual({

@@ -74,7 +74,9 @@ export function lifecycleEventOf(record: ChangeRecord): LifecycleEvent | undefin
       if (!after) return undefined;
       return event('UserCreated', {
         // The time the service itself stored with the write (to the millisecond), else the stream's.
-        ...detailOf(after, first(after.created_at, approximateTime(record)) ?? new Date().toISOString()),
+        // updated_at, not created_at: an imported user keeps its old creation time, and its event
+        // must not look older than a deletion that came before the import.
+        ...detailOf(after, first(after.updated_at, after.created_at, approximateTime(record)) ?? new Date().toISOString()),
         should_reset_password: after.should_reset_password === true,
       });
     case 'MODIFY':
