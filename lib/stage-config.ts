@@ -29,7 +29,7 @@ export interface StageConfig {
   readonly passwordMaxLength: number;
   /**
    * The argon2id setting new password hashes use: one of OWASP's five equivalent settings
-   * (`-c argon2=m=12288,t=3,p=1`), the cheapest on the committed bench run by default. Existing
+   * (`-c argon2=m=9216,t=4,p=1`), the cheapest on the committed bench run by default. Existing
    * hashes keep verifying after a change (the PHC string names its own parameters).
    */
   readonly argon2: Argon2Setting;

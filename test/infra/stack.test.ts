@@ -110,7 +110,7 @@ describe('functions', () => {
         IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack, stack.tables.idempotency) },
         PASSWORD_MIN_LENGTH: '8',
         PASSWORD_MAX_LENGTH: '1024',
-        ARGON2_SETTING: 'm=12288,t=3,p=1',
+        ARGON2_SETTING: 'm=7168,t=5,p=1',
         API_KEY_CACHE_TTL_SECONDS: '30',
         POWERTOOLS_SERVICE_NAME: 'user-management',
         POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -468,7 +468,7 @@ describe('outputs', () => {
     prod.template.hasOutput('UsersTableName', { Value: { Ref: logicalId(prod.stack, prod.stack.tables.users) } });
     prod.template.hasOutput('OwnersTableName', { Value: { Ref: logicalId(prod.stack, prod.stack.tables.owners) } });
     prod.template.hasOutput('DashboardUrl', Match.anyValue());
-    prod.template.hasOutput('Argon2Setting', { Value: 'm=12288,t=3,p=1' });
+    prod.template.hasOutput('Argon2Setting', { Value: 'm=7168,t=5,p=1' });
   });
 });
 

@@ -101,7 +101,7 @@ describe('import-users', () => {
       expect(await signIn(item.password_hash as string, 'a wrong password')).toBe(false);
     }
     const hashed = (await profile(ownerId, clear.email))!;
-    expect(hashed.password_hash).toMatch(/^\$argon2id\$v=19\$m=12288,t=3,p=1\$/);
+    expect(hashed.password_hash).toMatch(/^\$argon2id\$v=19\$m=7168,t=5,p=1\$/);
     expect(await signIn(hashed.password_hash as string, clear.password)).toBe(true);
     expect(hashed.created_at).toBe('2020-01-02T03:04:05.000Z');
     // No password, hash or line in any output.
@@ -123,7 +123,7 @@ describe('import-users', () => {
       );
     await upgrade(users.pbkdf2.hash, users.pbkdf2.password);
     const upgraded = (await profile(ownerId, users.pbkdf2.email))!.password_hash as string;
-    expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=12288,t=3,p=1\$/);
+    expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=7168,t=5,p=1\$/);
     expect(await signIn(upgraded, users.pbkdf2.password)).toBe(true);
     await expect(upgrade(users.pbkdf2.hash, users.pbkdf2.password)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
     // A user like any other: reset rewrites the imported bcrypt hash as argon2id.

@@ -31,7 +31,7 @@ describe('readConfig', () => {
 
   it('reads ARGON2_SETTING (one of OWASP five) and refuses any other at cold start', () => {
     delete process.env.ARGON2_SETTING;
-    expect(readConfig().argon2).toEqual({ memoryCost: 12288, timeCost: 3, parallelism: 1 });
+    expect(readConfig().argon2).toEqual({ memoryCost: 7168, timeCost: 5, parallelism: 1 });
     process.env.ARGON2_SETTING = 'm=7168,t=5,p=1';
     expect(readConfig().argon2).toEqual({ memoryCost: 7168, timeCost: 5, parallelism: 1 });
     process.env.ARGON2_SETTING = 'm=1024,t=1,p=1';

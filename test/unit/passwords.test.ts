@@ -38,8 +38,8 @@ describe('the argon2id setting', () => {
     },
   );
 
-  it('defaults to m=12288,t=3,p=1 and refuses anything but the five, naming them', () => {
-    expect(parseArgon2Setting(undefined, 'X')).toEqual({ memoryCost: 12288, timeCost: 3, parallelism: 1 });
+  it('defaults to m=7168,t=5,p=1 and refuses anything but the five, naming them', () => {
+    expect(parseArgon2Setting(undefined, 'X')).toEqual({ memoryCost: 7168, timeCost: 5, parallelism: 1 });
     for (const bad of ['m=19456,t=1,p=1', 'm=4096,t=3,p=1', 'm=12288,t=3,p=2', 'fast']) {
       expect(() => parseArgon2Setting(bad, 'ARGON2_SETTING')).toThrow(
         `ARGON2_SETTING must be one of OWASP's five argon2id settings (m=47104,t=1,p=1 | m=19456,t=2,p=1 | m=12288,t=3,p=1 | m=9216,t=4,p=1 | m=7168,t=5,p=1), got "${bad}"`,
