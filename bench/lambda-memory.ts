@@ -4,8 +4,11 @@
  * pool thread, then the write on the main thread), so a share above one vCPU buys nothing. From
  * each operation's measured CPU and wait, the model gives latency and cost per million requests
  * at each size, and picks, per function, the fastest size among those within 5 % of the cheapest.
- * The run reports its choice beside the catalogue's `memoryMb` (functions/shared/contract/operations.ts),
- * which the stack deploys: a committed full run whose choice differs is a change to make there.
+ * The catalogue's `memoryMb` (functions/shared/contract/operations.ts), which the stack deploys,
+ * stands while it costs at most 10 % above the cheapest and no affordable size is more than 5 %
+ * faster: sizes a few per cent apart trade places from run to run (duration is billed by the
+ * started millisecond), and a deployed size should change for a real difference, not for noise. The run reports its choice beside the
+ * catalogue's: a committed full run whose choice differs is a change to make there.
  */
 
 import { round } from './stats';
@@ -17,8 +20,10 @@ const FULL_VCPU_MB = 1769;
 /** arm64 list prices as of writing (us-east-1): per GB-second of duration, and per request. */
 export const ARM64_USD_PER_GB_SECOND = 0.0000133334;
 export const USD_PER_MILLION_REQUESTS = 0.2;
-/** Within this fraction of the cheapest cost, the fastest size wins. */
+/** Within this fraction of the cheapest cost, the fastest size wins (and latencies this close are a tie). */
 const COST_SLACK = 0.05;
+/** A deployed size stands while it costs at most this fraction above the cheapest. */
+const KEEP_SLACK = 0.1;
 
 export interface OperationDemand {
   /** CPU per request on the critical path (hash plus the rest), ms of one full core. */
@@ -49,8 +54,13 @@ export function memoryModel(demand: Record<string, OperationDemand>): MemoryMode
   return rows;
 }
 
-/** Per operation, the lowest-latency size among those costing at most 5 % above the cheapest. */
-export function chooseMemory(rows: readonly MemoryModelRow[]): Record<string, number> {
+/**
+ * Per operation, the lowest-latency size among those costing at most 5 % above the cheapest;
+ * but the `current` size stands while it costs at most 10 % above the cheapest and that choice is
+ * not more than 5 % faster (a dead band: sizes whose cost differs by a billed millisecond trade
+ * places from run to run, and a deployed size should change for a real difference only).
+ */
+export function chooseMemory(rows: readonly MemoryModelRow[], current: Readonly<Record<string, number>> = {}): Record<string, number> {
   const chosen: Record<string, number> = {};
   for (const operation of new Set(rows.map((row) => row.operation))) {
     const mine = rows.filter((row) => row.operation === operation);
@@ -58,7 +68,13 @@ export function chooseMemory(rows: readonly MemoryModelRow[]): Record<string, nu
     const affordable = mine.filter((row) => row.usd_per_million <= cheapest * (1 + COST_SLACK));
     // Fastest first; on a tie the smaller size (the same latency for less memory).
     affordable.sort((a, b) => a.p50_ms - b.p50_ms || a.memory_mb - b.memory_mb);
-    chosen[operation] = affordable[0]!.memory_mb;
+    const best = affordable[0]!;
+    const standing = mine.find((row) => row.memory_mb === current[operation]);
+    const stands =
+      standing !== undefined &&
+      standing.usd_per_million <= cheapest * (1 + KEEP_SLACK) &&
+      best.p50_ms * (1 + COST_SLACK) >= standing.p50_ms;
+    chosen[operation] = stands ? standing.memory_mb : best.memory_mb;
   }
   return chosen;
 }

@@ -142,7 +142,7 @@ ${table(
 
 ## Lambda memory (arm64, model)
 
-From each operation's measured CPU (one full vCPU at 1,769 MB, a proportional share below, no gain above for one thread) and wait (wall clock minus CPU); list prices as of writing: $0.0000133334 per GB-second, $0.20 per million requests, duration billed per started millisecond. Chosen per function: the lowest latency among the sizes within 5 % of the cheapest. The stack deploys the catalogue's \`memoryMb\` (${OPS.map((op) => `${op} ${r.lambda_memory_catalogue[op]}`).join(', ')}).
+From each operation's measured CPU (one full vCPU at 1,769 MB, a proportional share below, no gain above for one thread) and wait (wall clock minus CPU); list prices as of writing: $0.0000133334 per GB-second, $0.20 per million requests, duration billed per started millisecond. Chosen per function: the lowest latency among the sizes within 5 % of the cheapest, unless the catalogue's size costs at most 10 % above the cheapest and that choice is not more than 5 % faster (then it stands). The stack deploys the catalogue's \`memoryMb\` (${OPS.map((op) => `${op} ${r.lambda_memory_catalogue[op]}`).join(', ')}).
 
 ${table(
   ['memory MB', ...OPS.map((op) => `${op} p50 ms`), ...OPS.map((op) => `${op} $/million`)],

@@ -27,4 +27,15 @@ describe('Lambda memory model', () => {
     // deleteUser: 1,024 MB is already 10 % dearer than 512 MB.
     expect(chooseMemory(rows)).toEqual({ createUser: 1024, deleteUser: 512 });
   });
+
+  it("keeps the catalogue's size while it costs at most 10 % above the cheapest and nothing affordable is more than 5 % faster", () => {
+    // 10.6 ms CPU, 1.2 ms wait: 512 MB cheapest; 1,024 MB 3 % dearer (19.5 ms); 1,769 MB 5.1 % dearer (11.8 ms).
+    const close = memoryModel({ resetUserPassword: { cpu_ms: 10.6, wait_ms: 1.2 } });
+    expect(chooseMemory(close)).toEqual({ resetUserPassword: 1024 });
+    // Deployed at 1,769 MB: a billed millisecond from the band and the fastest: it stands.
+    expect(chooseMemory(close, { resetUserPassword: 1769 })).toEqual({ resetUserPassword: 1769 });
+    // 3,008 MB costs 48 % more: replaced. 512 MB is the cheapest, but 1,024 MB is twice as fast: replaced.
+    expect(chooseMemory(close, { resetUserPassword: 3008 })).toEqual({ resetUserPassword: 1024 });
+    expect(chooseMemory(close, { resetUserPassword: 512 })).toEqual({ resetUserPassword: 1024 });
+  });
 });
