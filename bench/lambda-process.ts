@@ -12,11 +12,10 @@ import { randomUUID } from 'node:crypto';
 import { formatArgon2Setting, OWASP_ARGON2ID_SETTINGS, readPasswordSettings } from '#platform/config';
 import { hashAt } from './argon2';
 import { floorProbe } from './floor';
-import { median, round, trimmedMean } from './stats';
+import { median, round } from './stats';
 import { cpuBetween, threadCpu } from './thread-cpu';
 
-/** The share of calls left out at each end of the non-hash CPU's mean. */
-const TRIM = 0.05;
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 export interface LambdaCpuRequest {
   readonly apiKey: string;
@@ -25,11 +24,7 @@ export interface LambdaCpuRequest {
   readonly rounds: number;
 }
 
-/**
- * One phase's figures: CPU per request split by thread (the hash's a mean; the rest a mean of the
- * middle 90 % of calls, so that a stray pause of the machine in one call of 240 does not decide
- * a share of a few hundred microseconds), and the wall clock (p50).
- */
+/** One phase's figures: CPU per request (mean) split by thread, and the wall clock (p50). */
 export interface PhaseCpu {
   readonly requests: number;
   readonly cpu_ms: number;
@@ -145,13 +140,13 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
 
   const result = {} as Record<LambdaCpuPhase, PhaseCpu>;
   const nothing = totals.get('nothing')!;
-  const overhead = { pool: nothing.pool / nothing.walls.length, rest: trimmedMean(nothing.rests, TRIM) };
+  const overhead = { pool: nothing.pool / nothing.walls.length, rest: mean(nothing.rests) };
   for (const name of [...SETTING_PHASES, ...FIXED_PHASES]) {
     const { walls, errors } = totals.get(name)!;
     const n = walls.length;
     // Per call, less what measuring a call costs (the `nothing` phase's own figures stay as measured).
     const pool = totals.get(name)!.pool / n - (name === 'nothing' ? 0 : overhead.pool);
-    const rest = trimmedMean(totals.get(name)!.rests, TRIM) - (name === 'nothing' ? 0 : overhead.rest);
+    const rest = mean(totals.get(name)!.rests) - (name === 'nothing' ? 0 : overhead.rest);
     result[name] = {
       requests: n,
       cpu_ms: round(pool + rest, 3),

@@ -47,7 +47,7 @@ const SATURATION_CONCURRENCIES = quick ? [4] : [4, 8, 16];
 const C1_ROUNDS = scaled(8);
 const HTTP_PER_ROUND = scaled(25);
 /** The Lambda stand-in process: rounds of this many requests per phase. */
-const CPU_ROUNDS = quick ? 1 : 4;
+const CPU_ROUNDS = quick ? 1 : 8;
 const CPU_PER_ROUND = scaled(60);
 /** Pre-hashed rows in the import file, and items in each bare write run beside it. */
 const IMPORT_ROWS = scaled(6_000);

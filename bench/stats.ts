@@ -31,11 +31,3 @@ export async function perSecond(concurrency: number, ms: number, work: () => Pro
 
 /** Progress goes to stderr, so that `--json` leaves exactly one object on stdout. */
 export const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-
-/** The mean of `values` without the lowest and the highest `trim` share of them. */
-export function trimmedMean(values: readonly number[], trim: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const cut = Math.floor(sorted.length * trim);
-  const kept = sorted.slice(cut, sorted.length - cut);
-  return kept.reduce((sum, value) => sum + value, 0) / kept.length;
-}
