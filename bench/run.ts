@@ -44,7 +44,7 @@ const TABLES = { usersTableName: 'bench-users', ownersTableName: 'bench-owners',
 /** Concurrencies tried for the saturation run: the best createUser throughput wins. */
 const SATURATION_CONCURRENCIES = quick ? [4] : [4, 8, 16];
 /** Concurrency 1: rounds of HTTP_PER_ROUND requests of each operation over HTTP, then as many in process beside their floor. */
-const C1_ROUNDS = scaled(8);
+const C1_ROUNDS = scaled(16);
 const HTTP_PER_ROUND = scaled(25);
 /** The Lambda stand-in process: rounds of this many requests per phase. */
 const CPU_ROUNDS = quick ? 1 : 8;

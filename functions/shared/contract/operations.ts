@@ -63,7 +63,7 @@ export const CATALOGUE = {
     // A large item collection takes several batch rounds.
     timeoutSeconds: 25,
     usersTableActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
-    memoryMb: 1024,
+    memoryMb: 1536,
     summary: 'Delete a user',
     description:
       "Deletes a user from the caller's white-label tool, together with all data associated with that user. No notification is sent to the user. " +
