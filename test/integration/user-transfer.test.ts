@@ -19,6 +19,7 @@ import { MESSAGES } from '#contract/messages';
 import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
+import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
 import { invoke } from '../support/events';
 import { newOwner, uniqueEmail } from '../support/local';
@@ -198,6 +199,24 @@ describe('import-users', () => {
       failed: 0,
     });
     expect(await Promise.all(emails.map((email) => profile(ownerId, email)))).toEqual(before);
+  }, 60_000);
+
+  it("an imported user is any owner's user: another owner's key cannot reset, delete or re-import it; its own can", async () => {
+    const owner = await newOwner('import-tenancy');
+    const other = await newOwner('import-other');
+    const email = uniqueEmail('imported-tenant');
+    const file = fileOf('tenancy.jsonl', [{ user_email: email, password_hash: django('tenant password') }]);
+    expect(JSON.parse((await admin('import-users', owner.ownerEmail, file)).stdout)).toEqual({ imported: 1, exists: 0, failed: 0 });
+    const notFound = { status: 404, body: { message: MESSAGES.userNotFound } };
+    expect(await invoke(resetUserPassword, { user_email: email, new_password: 'not yours at all' }, other.apiKey)).toMatchObject(notFound);
+    expect(await invoke(deleteUser, { user_email: email }, other.apiKey)).toMatchObject(notFound);
+    // The other owner importing the same e-mail gets a user of its own, and leaves this one as it was.
+    const before = await profile(await ownerIdOf(owner.ownerEmail), email);
+    expect(JSON.parse((await admin('import-users', other.ownerEmail, file)).stdout)).toEqual({ imported: 1, exists: 0, failed: 0 });
+    expect(await profile(await ownerIdOf(owner.ownerEmail), email)).toEqual(before);
+    expect((await invoke(deleteUser, { user_email: email }, owner.apiKey)).status).toBe(200);
+    expect(await profile(await ownerIdOf(owner.ownerEmail), email)).toBeUndefined();
+    expect(await profile(await ownerIdOf(other.ownerEmail), email)).toBeDefined();
   }, 60_000);
 
   it('keeps one user when an API create races the import of the same e-mail', async () => {
