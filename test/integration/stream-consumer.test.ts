@@ -32,6 +32,7 @@ let refuseTimes = Number.POSITIVE_INFINITY;
 let eventBridge: Server;
 let handler: (event: DynamoDBStreamEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 const logged: string[] = [];
+const savedEnv: NodeJS.ProcessEnv = {};
 /** This file's own undelivered-events table: the replay below publishes everything in it. */
 const UNDELIVERED_TABLE = `undelivered-events-consumer-${process.pid}`;
 
@@ -53,6 +54,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => eventBridge.listen(0, '127.0.0.1', resolve));
+  Object.assign(savedEnv, process.env);
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_EVENTBRIDGE: `http://127.0.0.1:${(eventBridge.address() as AddressInfo).port}`,
     AWS_ACCESS_KEY_ID: 'local',
@@ -81,6 +83,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   jest.restoreAllMocks();
+  // The next test file in this worker gets the environment this one found (metrics off again).
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+  Object.assign(process.env, savedEnv);
   await new Promise((resolve) => eventBridge.close(resolve));
 });
 

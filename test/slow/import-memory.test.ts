@@ -1,20 +1,45 @@
 /**
  * docs/migration.md: an import's memory does not grow with its file. The real admin CLI imports a
  * 10,000-line and a 100,000-line file of pre-hashed users into fresh owners on the suite's
- * DynamoDB Local; each child's peak resident set (VmHWM, read at its exit by peak-rss.mjs) is
- * within 30 % of the other's. Its own jest project: `npm test -- --selectProjects slow`.
+ * DynamoDB Local, in tables of this file's own (dropped afterwards, so that 110,000 users and
+ * their stream records weigh on no other test); each child's peak resident set (VmHWM, read at
+ * its exit by peak-rss.mjs) is within 30 % of the other's. Its own jest project:
+ * `npm test -- --selectProjects slow`.
  */
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from '@jest/globals';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import bcrypt from 'bcryptjs';
-import { newOwner } from '../support/local';
+import { ensureTables, localClient } from '../../local/dynamodb-local';
+import { uniqueEmail } from '../support/local';
 import { ROOT, runScript } from '../support/processes';
 
 const dir = mkdtempSync(join(tmpdir(), 'import-memory-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const TABLES = {
+  usersTableName: `slow-users-${process.pid}`,
+  ownersTableName: `slow-owners-${process.pid}`,
+  idempotencyTableName: `slow-idempotency-${process.pid}`,
+};
+const TABLE_OPTIONS = ['--users-table', TABLES.usersTableName, '--owners-table', TABLES.ownersTableName];
+beforeAll(() => ensureTables(process.env.DYNAMODB_ENDPOINT!, TABLES));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const client = localClient(process.env.DYNAMODB_ENDPOINT!);
+  for (const TableName of Object.values(TABLES)) await client.send(new DeleteTableCommand({ TableName })).catch(() => undefined);
+  client.destroy();
+});
+const env = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+
+/** A fresh owner in this file's tables, made by the admin CLI. */
+async function newOwner(tag: string): Promise<{ ownerEmail: string }> {
+  const ownerEmail = uniqueEmail(tag);
+  const run = await runScript('admin/cli.ts', ['create-owner', ownerEmail, ...TABLE_OPTIONS], env);
+  expect([run.code, run.stderr]).toEqual([0, '']);
+  return { ownerEmail };
+}
 
 /** One hash for every row: generating the file costs nothing, the import does the same work per row. */
 const HASH = bcrypt.hashSync('the same password for every row', 4);
@@ -33,14 +58,13 @@ async function measuredImport(lines: number) {
   const file = importFile(lines);
   const owner = await newOwner(`mem-${lines}`);
   const peaks = join(dir, `${lines}.peaks`);
-  const env = {
-    ...process.env,
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  const measured = {
+    ...env,
     PEAK_RSS_FILE: peaks,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(ROOT, 'test/slow/peak-rss.mjs')}`.trim(),
   };
   const started = performance.now();
-  const run = await runScript('admin/cli.ts', ['import-users', owner.ownerEmail, file], env);
+  const run = await runScript('admin/cli.ts', ['import-users', owner.ownerEmail, file, ...TABLE_OPTIONS], measured);
   const seconds = (performance.now() - started) / 1000;
   const processes = readFileSync(peaks, 'utf8')
     .trim()
