@@ -239,7 +239,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
         // Failing for KEEP_AFTER_MS already: what still fails is kept for replay, and delivery moves on.
         const keeping = failingSince !== undefined && Date.now() - failingSince >= keepAfterMs;
         const result = await deliverChanges(records, sink, keeping ? { keep: (events) => undelivered.keep(events) } : {});
-        if (result.kept > 0) {
+        if (result.kept > 0 && !stopped) {
           options.onError?.(
             `Lifecycle events kept for replay (${result.failure}): ${result.kept}; once the cause is fixed, run: npm run admin -- replay-events`,
           );
@@ -281,7 +281,8 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   // One line per kind of failure, not one per round, until a round succeeds again.
   let reported: string | undefined;
   const report = (message: string) => {
-    if (message !== reported) options.onError?.(message);
+    // Once stopping (npm start shutting down, DynamoDB Local gone with it), a failing round says nothing.
+    if (message !== reported && !stopped) options.onError?.(message);
     reported = message;
   };
   const schedule = () => {

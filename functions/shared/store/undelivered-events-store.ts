@@ -5,6 +5,13 @@ import type { DocumentClient } from './client';
 import { allItems } from './item-collections';
 import { UNDELIVERED_EVENTS_TABLE } from './table-layout';
 
+/** Stream sequence numbers are decimal strings of any length: compared as numbers. */
+const streamOrder = (a: string, b: string) => {
+  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return a.localeCompare(b);
+  const [x, y] = [BigInt(a), BigInt(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
 /**
  * Undelivered lifecycle events on their own table: one item per event, keyed by its id (so a
  * retried batch keeps it once), the event as JSON, and `expires_at` for DynamoDB's TTL after
@@ -37,17 +44,21 @@ export function createUndeliveredEventsStore(
 
     async list() {
       const items = await allItems(paginateScan({ client: db }, { TableName: tableName, ConsistentRead: true }));
-      return items
-        .map(
-          (item): UndeliveredEvent => ({
-            id: item.pk as string,
-            event: JSON.parse(item.event as string) as LifecycleEvent,
-            changeId: item.change_id as string,
-            failure: item.failure as string,
-            keptAt: item.kept_at as string,
-          }),
-        )
-        .sort((a, b) => a.keptAt.localeCompare(b.keptAt) || a.event.detail.occurred_at.localeCompare(b.event.detail.occurred_at));
+      return (
+        items
+          .map(
+            (item): UndeliveredEvent => ({
+              id: item.pk as string,
+              event: JSON.parse(item.event as string) as LifecycleEvent,
+              changeId: item.change_id as string,
+              failure: item.failure as string,
+              keptAt: item.kept_at as string,
+            }),
+          )
+          // Kept in order, and within one keeping in stream order (an event's own time can tie: a
+          // delete right after a create carries the create's time where the stream's is coarse).
+          .sort((a, b) => a.keptAt.localeCompare(b.keptAt) || streamOrder(a.changeId, b.changeId))
+      );
     },
 
     async remove(id) {
