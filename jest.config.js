@@ -7,8 +7,9 @@ const common = { transform, extensionsToTreatAsEsm: ['.ts'], testEnvironment: 'n
 /**
  * The arm64 project (each Lambda asset run on arm64 Node under qemu: a few minutes) and the slow
  * project (imports of 10,000 and 100,000 users, measuring memory) run only when named:
- * `npm test -- --selectProjects arm64`, `--selectProjects slow`, or with the others as `.ci/run`
- * does. The default `npm test` stays fast.
+ * `npm test -- --selectProjects arm64` (`.ci/run` runs it with the others) and
+ * `--selectProjects slow` (`.ci/run` runs it alone, after the others: it loads the shared engine
+ * and both cores). The default `npm test` stays fast.
  */
 const arm64Selected = process.argv.includes('arm64');
 const slowSelected = process.argv.includes('slow');
