@@ -7,8 +7,9 @@
  * The catalogue's `memoryMb` (functions/shared/contract/operations.ts), which the stack deploys,
  * stands while it costs at most 10 % above the cheapest and no affordable size is more than 5 %
  * faster: sizes a few per cent apart trade places from run to run (duration is billed by the
- * started millisecond), and a deployed size should change for a real difference, not for noise. The run reports its choice beside the
- * catalogue's: a committed full run whose choice differs is a change to make there.
+ * started millisecond), and a deployed size should change for a real difference, not for noise.
+ * The run reports its choice beside the catalogue's: a committed full run whose choice differs is
+ * a change to make there.
  */
 
 import { round } from './stats';

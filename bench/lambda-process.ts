@@ -15,8 +15,6 @@ import { floorProbe } from './floor';
 import { median, round } from './stats';
 import { cpuBetween, threadCpu } from './thread-cpu';
 
-const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
 export interface LambdaCpuRequest {
   readonly apiKey: string;
   /** Requests per phase in each round; rounds interleave the phases so that all meet the same machine. */
@@ -62,11 +60,11 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
   // The handlers read their configuration when they load; the parent set it in our environment.
   const { apiEvent, handlerFor, lambdaContext } = await import('./in-process');
   const floor = floorProbe(process.env.DYNAMODB_ENDPOINT!, process.env.USERS_TABLE_NAME!, readPasswordSettings().argon2);
-  const totals = new Map<LambdaCpuPhase, { pool: number; rests: number[]; walls: number[]; errors: number }>();
+  const totals = new Map<LambdaCpuPhase, { pool: number; rest: number; walls: number[]; errors: number }>();
 
   /** One call, timed, its threads' CPU added to the phase's totals (reading /proc costs every phase alike). */
   const measure = async (name: LambdaCpuPhase, call: () => Promise<boolean>) => {
-    const entry = totals.get(name) ?? { pool: 0, rests: [], walls: [], errors: 0 };
+    const entry = totals.get(name) ?? { pool: 0, rest: 0, walls: [], errors: 0 };
     totals.set(name, entry);
     const before = threadCpu();
     if (!before) throw new Error('per-thread CPU needs Linux /proc');
@@ -75,7 +73,7 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
     entry.walls.push(performance.now() - started);
     const spent = cpuBetween(before, threadCpu()!);
     entry.pool += spent.pool;
-    entry.rests.push(spent.rest);
+    entry.rest += spent.rest;
     if (!ok) entry.errors++;
   };
 
@@ -140,13 +138,13 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
 
   const result = {} as Record<LambdaCpuPhase, PhaseCpu>;
   const nothing = totals.get('nothing')!;
-  const overhead = { pool: nothing.pool / nothing.walls.length, rest: mean(nothing.rests) };
+  const overhead = { pool: nothing.pool / nothing.walls.length, rest: nothing.rest / nothing.walls.length };
   for (const name of [...SETTING_PHASES, ...FIXED_PHASES]) {
     const { walls, errors } = totals.get(name)!;
     const n = walls.length;
     // Per call, less what measuring a call costs (the `nothing` phase's own figures stay as measured).
     const pool = totals.get(name)!.pool / n - (name === 'nothing' ? 0 : overhead.pool);
-    const rest = mean(totals.get(name)!.rests) - (name === 'nothing' ? 0 : overhead.rest);
+    const rest = totals.get(name)!.rest / n - (name === 'nothing' ? 0 : overhead.rest);
     result[name] = {
       requests: n,
       cpu_ms: round(pool + rest, 3),

@@ -169,8 +169,9 @@ export const localClient = (endpoint: string) => new DynamoDBClient({ ...localCo
 
 /**
  * Creates the tables from the shared layout when they are missing (the deletion ledger and the
- * undelivered events only when named), and gives a users table kept from before the lifecycle events its stream. TTL is switched
- * on as in the stack, though DynamoDB Local never deletes expired items (the service treats them as absent).
+ * undelivered events only when named), and gives a users table kept from before the lifecycle
+ * events its stream. TTL is switched on as in the stack, though DynamoDB Local never deletes
+ * expired items (the service treats them as absent).
  */
 export async function ensureTables(endpoint: string, names: TableNames): Promise<void> {
   const client = localClient(endpoint);

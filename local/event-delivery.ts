@@ -24,7 +24,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
 import { deliverChanges, type EventSink } from '#events/lifecycle-events';
-import { readRecoveryPeriodDays, readUndeliveredEventDays } from '#platform/config';
+import { readRecoveryPeriodDays, readUndeliveredEventDays, UNDELIVERED_EVENT_DAYS } from '#platform/config';
 import { createDocumentClient, localConnection } from '#store/client';
 import { createDeletionLedger } from '#store/deletion-ledger';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
@@ -79,7 +79,7 @@ export interface EventDeliveryOptions {
   readonly eventsFile: string;
   /** How long a deletion stays in the ledger. */
   readonly recoveryPeriodDays: number;
-  /** How long an undelivered event is kept. @default 14 */
+  /** How long an undelivered event is kept. @default UNDELIVERED_EVENT_DAYS.default (14) */
   readonly undeliveredEventDays?: number;
   /** How long a failing sink is retried before its events are kept for replay. @default KEEP_AFTER_MS */
   readonly keepAfterMs?: number;
@@ -114,7 +114,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
     retentionDays: options.recoveryPeriodDays,
   });
   const undelivered = createUndeliveredEventsStore(ledgerClient, options.undeliveredEventsTableName, {
-    retentionDays: options.undeliveredEventDays ?? 14,
+    retentionDays: options.undeliveredEventDays ?? UNDELIVERED_EVENT_DAYS.default,
   });
   const eventsFile = options.eventsFile;
   await mkdir(dirname(eventsFile), { recursive: true });
@@ -128,8 +128,9 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
       if (written) {
         let from = 0;
         const done = (event: LifecycleEvent) => {
-          const at = written.indexOf(eventLine(event), from);
-          if (at !== -1) from = at + eventLine(event).length;
+          const line = eventLine(event);
+          const at = written.indexOf(line, from);
+          if (at !== -1) from = at + line.length;
           return at !== -1;
         };
         const index = events.findIndex((event) => !done(event));

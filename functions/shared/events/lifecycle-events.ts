@@ -133,22 +133,27 @@ export function failureName(error: unknown): string {
   return typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error';
 }
 
-interface Pending {
+export interface Pending {
   readonly event: LifecycleEvent;
   readonly changeId: string;
 }
 
 /** The deletion an event records in the ledger, if it is a UserDeleted. */
-export const deletionOf = ({ event, changeId }: Pending): Deletion | undefined =>
+const deletionOf = ({ event, changeId }: Pending): Deletion | undefined =>
   event['detail-type'] === 'UserDeleted'
     ? { ownerId: event.detail.owner_id, email: event.detail.user_email, deletedAt: event.detail.occurred_at, changeId }
     : undefined;
 
 /**
  * Delivers one chunk (at most PUBLISH_BATCH events): each deletion to the ledger, then the events.
- * Resolves with the events not delivered after every try, and why.
+ * Resolves with the events not delivered after every try, and why. The stream's delivery and
+ * `admin replay-events` both send events this way.
  */
-async function deliverChunk(chunk: readonly Pending[], sink: EventSink, options: DeliveryOptions) {
+export async function deliverEvents(
+  chunk: readonly Pending[],
+  sink: EventSink,
+  options: Pick<DeliveryOptions, 'attempts' | 'pauseMs'> = {},
+) {
   let left = chunk;
   let failure = '';
   const attempts = Math.max(1, options.attempts ?? 1);
@@ -184,7 +189,7 @@ export async function deliverChanges(
   let keptFailure: string | undefined;
   for (let i = 0; i < pending.length; i += PUBLISH_BATCH) {
     const chunk = pending.slice(i, i + PUBLISH_BATCH);
-    const { left, failure } = await deliverChunk(chunk, sink, options);
+    const { left, failure } = await deliverEvents(chunk, sink, options);
     if (left.length === 0) continue;
     const stopAt = () => {
       const index = chunk.indexOf(left[0]!);

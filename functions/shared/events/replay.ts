@@ -1,5 +1,5 @@
 import type { UndeliveredEventStore } from '#domain/undelivered-events';
-import { deletionOf, type EventSink, failureName } from './lifecycle-events';
+import { deliverEvents, type EventSink, failureName } from './lifecycle-events';
 
 export interface ReplayOutcome {
   /** Events kept when the replay began. */
@@ -27,15 +27,18 @@ export async function replayUndelivered(
   if (options.dryRun) return { undelivered: kept.length, replayed: 0, failed: 0 };
   let replayed = 0;
   let failure: string | undefined;
+  // One at a time, oldest first: each removed as soon as it is accepted.
   for (const { id, event, changeId } of kept) {
+    const { left, failure: why } = await deliverEvents([{ event, changeId }], sink);
+    if (left.length > 0) {
+      failure ??= why;
+      continue;
+    }
     try {
-      const deletion = deletionOf({ event, changeId });
-      if (deletion) await sink.recordDeletion(deletion);
-      const [accepted] = await sink.publish([event]);
-      if (!accepted) throw Object.assign(new Error('rejected'), { code: 'EventRejected' });
       await store.remove(id);
       replayed++;
     } catch (error) {
+      // Published but still kept: the next replay publishes it again, which consumers de-duplicate.
       failure ??= failureName(error);
     }
   }
