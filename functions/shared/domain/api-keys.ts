@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Fixed, greppable prefix, so that secret scanners can find leaked keys. */
 export const API_KEY_PREFIX = 'wlk_';
@@ -16,8 +16,11 @@ export function newApiKey(): { apiKey: string; keyId: string; digest: string } {
   return { apiKey, keyId: `key_${randomBytes(8).toString('hex')}`, digest: digestApiKey(apiKey) };
 }
 
-/** SHA-256 of the key, hex: the only form in which a key is stored or compared. */
-export const digestApiKey = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex');
+/**
+ * SHA-256 of the key, hex: the only form in which a key is stored or compared. One-shot: on every
+ * request, and half the cost of a Hash object's create, update and digest.
+ */
+export const digestApiKey = (apiKey: string): string => hash('sha256', apiKey, 'hex');
 
 /** Cheap shape check, so malformed keys never reach the database. */
 export const isWellFormedApiKey = (value: string): boolean => API_KEY_PATTERN.test(value);

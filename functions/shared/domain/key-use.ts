@@ -26,8 +26,14 @@ const HOUR_MS = 3_600_000;
 export function keyUseRecorder(store: Pick<OwnerStore, 'recordKeyUse'>): (key: ApiKeyRecord, now: number) => void {
   // By digest, the hour sent; an entry is of no use after an hour, and the least recently used goes first.
   const sent = new ExpiringLruCache<string>(MAX_REMEMBERED_KEYS, HOUR_MS);
+  // The hour as last_used_at spells it, formatted once per hour rather than once per request.
+  let hourStart = Number.NaN;
+  let hour = '';
   return (key, now) => {
-    const hour = hourOf(now);
+    if (!(now >= hourStart && now < hourStart + HOUR_MS)) {
+      hourStart = now - (now % HOUR_MS);
+      hour = hourOf(now);
+    }
     if ((sent.get(key.digest, now) ?? '') >= hour || (key.lastUsedAt ?? '') >= hour) return;
     sent.set(key.digest, hour, now);
     store.recordKeyUse(key.digest, hour).catch((error: unknown) => {

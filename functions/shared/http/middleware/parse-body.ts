@@ -35,8 +35,9 @@ export function parseBody(): MiddlewareObj<APIGatewayProxyEvent> {
       if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType.trim())) {
         throw new ApiError(415, MESSAGES.unsupportedMediaType);
       }
+      // The fatal decoder refuses what is not UTF-8, so its text is well-formed; a text body is checked.
       const text = bytes ? decodeUtf8(bytes) : raw;
-      if (!text.isWellFormed()) throw new ApiError(400, MESSAGES.invalidUtf8);
+      if (!bytes && !text.isWellFormed()) throw new ApiError(400, MESSAGES.invalidUtf8);
       let parsed: unknown;
       let wellFormed = true;
       try {
