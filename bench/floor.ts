@@ -1,14 +1,15 @@
 /**
  * The SDK floor: each DynamoDB call an operation must make, sent with the service's own document
- * client straight to the same DynamoDB Local, and one hash at the service's setting. No pipeline,
- * no HTTP. Sampled in rounds, so that the benchmark interleaves them with the service's own requests
- * and both meet the same machine (other work on a shared machine comes and goes).
+ * client (the very instance its stores use, so both go over the same connections) straight to the
+ * same DynamoDB Local, and one hash at the service's setting. No pipeline, no HTTP. Sampled in
+ * rounds, so that the benchmark interleaves them with the service's own requests and both meet the
+ * same machine (other work on a shared machine comes and goes).
  */
 
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Argon2Setting } from '#platform/config';
-import { createDocumentClient } from '#store/client';
+import type { DocumentClient } from '#store/client';
 import { PROFILE_SK, userKey, userPk } from '#store/table-layout';
 import { hashAt } from './argon2';
 import { median, perSecond, round } from './stats';
@@ -19,11 +20,16 @@ export interface Floor {
   readonly hash_then_update_ms_p50: number;
 }
 
+/** Each back-to-back sample in the order taken, for pairing with the calls made beside them. */
+export interface FloorSamples {
+  readonly hashThenPut: readonly number[];
+  readonly hashThenUpdate: readonly number[];
+}
+
 /** A PHC string of the right length, so items weigh what the service's weigh. */
 export const FAKE_HASH = `$argon2id$v=19$m=7168,t=5,p=1$${'a'.repeat(22)}$${'b'.repeat(43)}`;
 
-export function floorProbe(endpoint: string, usersTableName: string, setting: Argon2Setting) {
-  const db = createDocumentClient({ endpoint });
+export function floorProbe(db: DocumentClient, usersTableName: string, setting: Argon2Setting) {
   const ownerId = `floor-${randomUUID()}`;
   const email = (i: number) => `floor-${i}@example.com`;
   const now = () => new Date().toISOString();
@@ -92,6 +98,24 @@ export function floorProbe(endpoint: string, usersTableName: string, setting: Ar
   };
 
   return {
+    /**
+     * Warms DynamoDB Local (its JIT: a put takes twice as long in its first few thousand) with
+     * `cycles` users put, updated, queried and deleted, 8 at a time, before anything is timed.
+     */
+    async warm(cycles: number): Promise<void> {
+      let started = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (started++ < cycles) {
+            const id = next++;
+            await calls.put(id);
+            await calls.update(id);
+            await calls.query(id);
+            await calls.delete(id);
+          }
+        }),
+      );
+    },
     /** Hashes then PutItems of new users, `concurrency` at a time for `ms`: the bare work's throughput, per second. */
     saturate: (concurrency: number, ms: number): Promise<number> =>
       perSecond(concurrency, ms, async () => {
@@ -132,6 +156,6 @@ export function floorProbe(endpoint: string, usersTableName: string, setting: Ar
         hash_then_update_ms_p50: p50(backToBack.hashThenUpdate),
       };
     },
-    close: () => db.destroy(),
+    samples: (): FloorSamples => backToBack,
   };
 }

@@ -59,7 +59,9 @@ process.once('message', (message: LambdaCpuRequest) => {
 async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<LambdaCpuResult> {
   // The handlers read their configuration when they load; the parent set it in our environment.
   const { apiEvent, handlerFor, lambdaContext } = await import('./in-process');
-  const floor = floorProbe(process.env.DYNAMODB_ENDPOINT!, process.env.USERS_TABLE_NAME!, readPasswordSettings().argon2);
+  const { processStores } = await import('#store/stores');
+  // The service's own client: the floor and the handlers share its connections.
+  const floor = floorProbe(processStores().stores.client, process.env.USERS_TABLE_NAME!, readPasswordSettings().argon2);
   const totals = new Map<LambdaCpuPhase, { pool: number; rest: number; walls: number[]; errors: number }>();
 
   /** One call, timed, its threads' CPU added to the phase's totals (reading /proc costs every phase alike). */
@@ -134,7 +136,6 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
   // Warm up: the JIT, the key cache, the connections. Then the rounds.
   await runRound(batch(true), false);
   for (let r = 0; r < rounds; r++) await runRound(batch(false), true);
-  floor.close();
 
   const result = {} as Record<LambdaCpuPhase, PhaseCpu>;
   const nothing = totals.get('nothing')!;

@@ -60,6 +60,10 @@ export interface BenchReport {
     bare_hash_then_put_per_s: number;
     create_vs_hash_limit: number;
     bare_vs_hash_limit: number;
+    /** DynamoDB Local's CPU (all its threads) per write, in the create window and in the bare window. */
+    engine_cpu_ms_per_write: { create: number; bare: number };
+    /** One hash's CPU with every core hashing: cores over hashes per second. */
+    hash_cpu_ms: number;
   };
   /** admin import-users' function on pre-hashed rows, against the bare BatchWriteItem (and PutItem) of the same items. */
   import_throughput: ImportThroughput;
@@ -155,7 +159,7 @@ ${table(
 
 ## Throughput
 
-At concurrency ${r.saturation.concurrency}: createUser over HTTP **${r.saturation.create_per_s}/s** (${r.saturation.create_errors} errors), ${r.saturation.create_vs_hash_limit} × the ${r.argon2.hashes_per_s} hashes/s of the service's setting alone, every core busy, in windows just before and after; the bare work (a hash then the PutItem with the SDK, no service) ${r.saturation.bare_hash_then_put_per_s}/s, ${r.saturation.bare_vs_hash_limit} × hashing alone. DynamoDB Local shares the cores: its CPU per write is part of every figure but the last.
+At concurrency ${r.saturation.concurrency}: createUser over HTTP **${r.saturation.create_per_s}/s** (${r.saturation.create_errors} errors), ${r.saturation.create_vs_hash_limit} × the ${r.argon2.hashes_per_s} hashes/s of the service's setting alone, every core busy, in windows just before and after; the bare work (a hash then the PutItem with the SDK, no service) ${r.saturation.bare_hash_then_put_per_s}/s, ${r.saturation.bare_vs_hash_limit} × hashing alone. DynamoDB Local shares the cores: its CPU per write is part of every figure but the last, and was measured in the same windows: ${r.saturation.engine_cpu_ms_per_write.create} ms per create, ${r.saturation.engine_cpu_ms_per_write.bare} ms per bare write, against ${r.saturation.hash_cpu_ms} ms of CPU per hash (the two cores over the hashes per second).
 
 ${table(
   ['operation', 'c=1 p50 ms', 'c=1 p99 ms', 'c=1 req/s', 'errors'],

@@ -25,7 +25,7 @@ import { importThroughput } from './import-throughput';
 import { chooseMemory, memoryModel } from './lambda-memory';
 import type { LambdaCpuRequest, LambdaCpuResult } from './lambda-process';
 import { type BenchReport, type Op, renderReport, type Target } from './report';
-import { percentile, progress, round } from './stats';
+import { median, percentile, progress, round } from './stats';
 import { cpuBetween, threadCpu } from './thread-cpu';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,6 +49,8 @@ const HTTP_PER_ROUND = scaled(25);
 /** The Lambda stand-in process: rounds of this many requests per phase. */
 const CPU_ROUNDS = quick ? 1 : 8;
 const CPU_PER_ROUND = scaled(60);
+/** Users put, updated, queried and deleted to warm DynamoDB Local up before anything is timed. */
+const WARM_CYCLES = scaled(1_500);
 /** Pre-hashed rows in the import file, and items in each bare write run beside it. */
 const IMPORT_ROWS = scaled(6_000);
 
@@ -136,8 +138,10 @@ async function main() {
       users.push(email);
       return { user_email: email, user_password: 'correct horse battery staple' };
     };
-    const floor = floorProbe(dynamodb.endpoint, TABLES.usersTableName, SETTING);
-    // Warm up: the server's key cache, both clients' connections, the JIT.
+    // The service's own client: the floor and the handlers in this process share its connections.
+    const floor = floorProbe(stores.client, TABLES.usersTableName, SETTING);
+    progress(`warm-up: DynamoDB Local's JIT (${WARM_CYCLES} users put, updated, queried and deleted), the server's key cache, the JIT`);
+    await floor.warm(WARM_CYCLES);
     await load('/v1/createUser', 2, newUser, 40, 10_000);
     for (let i = 0; i < 10; i++) await floor.hashThenPut();
     await inProcess.timeCall('createUser', owner.api_key, newUser());
@@ -164,18 +168,24 @@ async function main() {
       c1Errors.deleteUser += (
         await measured('deleteUser', () => load('/v1/deleteUser', 1, remove, HTTP_PER_ROUND, 20_000, c1.deleteUser))
       ).errors;
-      // The handler alone, called in this process as Lambda would (no HTTP), each call right after
-      // the same work done bare: a hash then the write, back to back.
+      // The handler alone, called in this process as Lambda would (no HTTP), each call beside the
+      // same work done bare (a hash then the write, back to back): the bare work first on even
+      // calls, the handler first on odd ones.
       for (let i = 0; i < HTTP_PER_ROUND; i++) {
         const body = newUser();
-        await floor.hashThenPut();
-        handlerC1.createUser.push(await inProcess.timeCall('createUser', owner.api_key, body));
-        await floor.hashThenUpdate();
         const resetBody = { user_email: body.user_email, new_password: 'a brand new passphrase' };
-        handlerC1.resetUserPassword.push(await inProcess.timeCall('resetUserPassword', owner.api_key, resetBody));
+        const pairs = [
+          [() => floor.hashThenPut(), async () => handlerC1.createUser.push(await inProcess.timeCall('createUser', owner.api_key, body))],
+          [
+            () => floor.hashThenUpdate(),
+            async () => handlerC1.resetUserPassword.push(await inProcess.timeCall('resetUserPassword', owner.api_key, resetBody)),
+          ],
+        ];
+        for (const pair of pairs) for (const step of i % 2 === 0 ? pair : [...pair].reverse()) await step();
       }
     }
     const floorResult = floor.result();
+    const floorSamples = floor.samples();
 
     progress(
       `in process, CPU per request: a Lambda stand-in process (${CPU_ROUNDS} rounds of ${CPU_PER_ROUND} per phase), reading its threads' CPU`,
@@ -193,18 +203,35 @@ async function main() {
     progress(
       `saturation: createUser over HTTP and the bare hash then PutItem, at concurrency ${SATURATION_CONCURRENCIES.join(', ')}, between windows of hashing alone`,
     );
-    let best: { create: LoadResult; bare: number; hashes: number } | undefined;
+    // DynamoDB Local's CPU (all its threads) per write in a window: the engine's share of the two cores.
+    const engineCpuPerWrite = async <T>(run: () => Promise<T>, writes: (result: T, ms: number) => number) => {
+      const before = threadCpu(dynamodb.process.pid!);
+      const started = performance.now();
+      const result = await run();
+      const after = threadCpu(dynamodb.process.pid!);
+      const spent = before && after ? cpuBetween(before, after) : undefined;
+      const ms = spent ? (spent.pool + spent.rest) / writes(result, performance.now() - started) : Number.NaN;
+      return { result, engine_ms: ms };
+    };
+    let best: { create: LoadResult; bare: number; hashes: number; engineCreate: number; engineBare: number } | undefined;
     for (const concurrency of SATURATION_CONCURRENCIES) {
       const hashBefore = await hashesPerSecond(SETTING);
-      const create = await load('/v1/createUser', concurrency, newUser, 100_000, 3_000);
-      const bare = await floor.saturate(concurrency, 3_000);
+      const create = await engineCpuPerWrite(
+        () => load('/v1/createUser', concurrency, newUser, 100_000, 3_000),
+        (r) => r.requests,
+      );
+      const bare = await engineCpuPerWrite(
+        () => floor.saturate(concurrency, 3_000),
+        (perS, ms) => (perS * ms) / 1000,
+      );
       const hashes = (hashBefore + (await hashesPerSecond(SETTING))) / 2;
       progress(
-        `  c=${concurrency}: createUser ${create.per_s}/s (${create.errors} errors), bare ${round(bare, 1)}/s, hashing alone ${round(hashes, 1)}/s`,
+        `  c=${concurrency}: createUser ${create.result.per_s}/s (${create.result.errors} errors), bare ${round(bare.result, 1)}/s, hashing alone ${round(hashes, 1)}/s; DynamoDB Local ${round(create.engine_ms, 3)} and ${round(bare.engine_ms, 3)} ms CPU per write`,
       );
-      if (!best || create.per_s > best.create.per_s) best = { create, bare, hashes };
+      if (!best || create.result.per_s > best.create.per_s) {
+        best = { create: create.result, bare: bare.result, hashes, engineCreate: create.engine_ms, engineBare: bare.engine_ms };
+      }
     }
-    floor.close();
     server.disconnect();
     server = undefined;
 
@@ -268,10 +295,12 @@ async function main() {
       },
       floor: floorResult,
       handler_c1_p50_ms: mapValues(handlerC1, (ms) => round(percentile(ms, 50), 3)),
-      // What the service's own code adds: the handler, and the local server, over the same work done bare, back to back.
+      // What the service's own code adds: the handler over the same work done bare, back to back,
+      // call by call (the median of each call's ratio to the bare work beside it, so that DynamoDB
+      // Local's drift over the run cancels); and the local server's p50 over the floor's.
       handler_over_back_to_back: {
-        createUser: round(percentile(handlerC1.createUser, 50) / floorResult.hash_then_put_ms_p50, 3),
-        resetUserPassword: round(percentile(handlerC1.resetUserPassword, 50) / floorResult.hash_then_update_ms_p50, 3),
+        createUser: round(pairedRatio(handlerC1.createUser, floorSamples.hashThenPut), 3),
+        resetUserPassword: round(pairedRatio(handlerC1.resetUserPassword, floorSamples.hashThenUpdate), 3),
       },
       http_over_back_to_back: {
         createUser: round(percentile(c1.createUser, 50) / floorResult.hash_then_put_ms_p50, 3),
@@ -298,6 +327,9 @@ async function main() {
         bare_hash_then_put_per_s: round(best!.bare, 1),
         create_vs_hash_limit: round(best!.create.per_s / best!.hashes, 3),
         bare_vs_hash_limit: round(best!.bare / best!.hashes, 3),
+        // The engine's CPU per write in the create and the bare windows, and one hash's CPU (2 cores over hashes/s).
+        engine_cpu_ms_per_write: { create: round(best!.engineCreate, 3), bare: round(best!.engineBare, 3) },
+        hash_cpu_ms: round((availableParallelism() * 1000) / best!.hashes, 3),
       },
       import_throughput: imports,
       c1: mapValues(c1, (_, op) => c1Result(op)),
@@ -399,6 +431,9 @@ function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     { target: 'bundle import <= 150 ms p50 each', value: maxImport, met: maxImport <= 150 },
   ];
 }
+
+/** The median over i of calls[i] / beside[i]: each call against the bare work made next to it. */
+const pairedRatio = (calls: readonly number[], beside: readonly number[]) => median(calls.map((ms, i) => ms / beside[i]!));
 
 /** The i-th user's request body, or undefined once the pool is used up. */
 const from = (pool: readonly string[], i: number, body: (email: string) => object) => (i < pool.length ? body(pool[i]!) : undefined);
