@@ -60,7 +60,7 @@ export interface BenchReport {
     bare_hash_then_put_per_s: number;
     create_vs_hash_limit: number;
     bare_vs_hash_limit: number;
-    /** DynamoDB Local's CPU (all its threads) per write, in the create window and in the bare window. */
+    /** DynamoDB Local's process CPU per write, in the create window and in the bare window. */
     engine_cpu_ms_per_write: { create: number; bare: number };
     /** One hash's CPU with every core hashing: cores over hashes per second. */
     hash_cpu_ms: number;

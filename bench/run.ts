@@ -26,7 +26,7 @@ import { chooseMemory, memoryModel } from './lambda-memory';
 import type { LambdaCpuRequest, LambdaCpuResult } from './lambda-process';
 import { type BenchReport, type Op, renderReport, type Target } from './report';
 import { median, percentile, progress, round } from './stats';
-import { cpuBetween, threadCpu } from './thread-cpu';
+import { cpuBetween, processCpu, threadCpu } from './thread-cpu';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const json = process.argv.includes('--json');
@@ -205,12 +205,11 @@ async function main() {
     );
     // DynamoDB Local's CPU (all its threads) per write in a window: the engine's share of the two cores.
     const engineCpuPerWrite = async <T>(run: () => Promise<T>, writes: (result: T, ms: number) => number) => {
-      const before = threadCpu(dynamodb.process.pid!);
+      const before = processCpu(dynamodb.process.pid!);
       const started = performance.now();
       const result = await run();
-      const after = threadCpu(dynamodb.process.pid!);
-      const spent = before && after ? cpuBetween(before, after) : undefined;
-      const ms = spent ? (spent.pool + spent.rest) / writes(result, performance.now() - started) : Number.NaN;
+      const after = processCpu(dynamodb.process.pid!);
+      const ms = before !== undefined && after !== undefined ? (after - before) / writes(result, performance.now() - started) : Number.NaN;
       return { result, engine_ms: ms };
     };
     let best: { create: LoadResult; bare: number; hashes: number; engineCreate: number; engineBare: number } | undefined;
