@@ -38,8 +38,7 @@ const parse = (args: string[]) =>
 
 /** Runs the command with the arguments after its name; resolves with its exit code. */
 export async function replayEventsCommand(args: string[]): Promise<0 | 1> {
-  const usage =
-    'usage: npm run admin -- replay-events [--dry-run] [--undelivered-events-table NAME --event-bus NAME --deletions-table NAME]';
+  const usage = `usage: npm run admin -- ${REPLAY_USAGE.split('\n')[0]!.trim()}`;
   let values: ReturnType<typeof parse>['values'];
   try {
     ({ values } = parse(args));

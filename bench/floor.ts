@@ -29,6 +29,29 @@ export interface FloorSamples {
 /** A PHC string of the right length, so items weigh what the service's weigh. */
 export const FAKE_HASH = `$argon2id$v=19$m=7168,t=5,p=1$${'a'.repeat(22)}$${'b'.repeat(43)}`;
 
+/** A user's profile item as the users store writes it (users-store.ts): keep them in step. */
+export const profileItem = (ownerId: string, email: string, at = new Date().toISOString()) => ({
+  ...userKey(ownerId, email),
+  owner_id: ownerId,
+  user_email: email,
+  password_hash: FAKE_HASH,
+  should_reset_password: false,
+  created_at: at,
+  updated_at: at,
+  create_id: randomUUID(),
+});
+
+/** The users store's conditional create of `item`. */
+export const conditionalPut = (db: DocumentClient, tableName: string, item: Record<string, unknown>) =>
+  db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    }),
+  );
+
 export function floorProbe(db: DocumentClient, usersTableName: string, setting: Argon2Setting) {
   const ownerId = `floor-${randomUUID()}`;
   const email = (i: number) => `floor-${i}@example.com`;
@@ -41,24 +64,7 @@ export function floorProbe(db: DocumentClient, usersTableName: string, setting: 
 
   // The same requests the service sends (users-store.ts): keep them in step.
   const calls = {
-    put: (i: number) =>
-      db.send(
-        new PutCommand({
-          TableName: usersTableName,
-          Item: {
-            ...userKey(ownerId, email(i)),
-            owner_id: ownerId,
-            user_email: email(i),
-            password_hash: FAKE_HASH,
-            should_reset_password: false,
-            created_at: now(),
-            updated_at: now(),
-            create_id: randomUUID(),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
+    put: (i: number) => conditionalPut(db, usersTableName, profileItem(ownerId, email(i))),
     update: (i: number) =>
       db.send(
         new UpdateCommand({

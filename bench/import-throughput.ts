@@ -11,13 +11,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { readPasswordSettings } from '#platform/config';
 import { createDocumentClient } from '#store/client';
-import { userKey } from '#store/table-layout';
 import { createUserTransferStore } from '#store/user-transfer-store';
 import { IN_FLIGHT, importUsers } from '../admin/transfer-commands';
-import { FAKE_HASH } from './floor';
+import { conditionalPut, FAKE_HASH, profileItem } from './floor';
 import { round } from './stats';
 
 export interface ImportThroughput {
@@ -55,16 +54,7 @@ export async function importThroughput(options: {
     const bareRun = async (write: (items: Record<string, unknown>[]) => Promise<unknown>, perRequest: number) => {
       const owner = `bare-${randomUUID()}`;
       const at = new Date().toISOString();
-      const item = (i: number) => ({
-        ...userKey(owner, `bare-${i}@example.com`),
-        owner_id: owner,
-        user_email: `bare-${i}@example.com`,
-        password_hash: FAKE_HASH,
-        should_reset_password: false,
-        created_at: at,
-        updated_at: at,
-        create_id: randomUUID(),
-      });
+      const item = (i: number) => profileItem(owner, `bare-${i}@example.com`, at);
       let next = 0;
       const started = performance.now();
       await Promise.all(
@@ -85,15 +75,7 @@ export async function importThroughput(options: {
         requests = (UnprocessedItems?.[usersTableName] ?? []) as typeof requests;
       }
     };
-    const conditionalPut = ([Item]: Record<string, unknown>[]) =>
-      db.send(
-        new PutCommand({
-          TableName: usersTableName,
-          Item,
-          ConditionExpression: 'attribute_not_exists(pk)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+    const putOne = ([item]: Record<string, unknown>[]) => conditionalPut(db, usersTableName, item!);
 
     const file = join(dir, 'users.jsonl');
     const tag = randomUUID().slice(0, 8);
@@ -115,7 +97,7 @@ export async function importThroughput(options: {
     const { counts } = await importUsers([ownerEmail, file], () => context, { stdout: discard(), stderr: discard() });
     const importS = (performance.now() - started) / 1000;
     if (counts.imported !== rows) throw new Error(`import: ${JSON.stringify(counts)}, expected ${rows} imported`);
-    const put = await bareRun(conditionalPut, 1);
+    const put = await bareRun(putOne, 1);
     const after = await bareRun(batchWrite, BATCH);
     const bare = Math.max(before, after);
     return {

@@ -123,6 +123,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   let written = saved ? await tailOf(eventsFile, saved.eventsBytes) : '';
   const fileSink = createFileSink(eventsFile, ledger);
   const sink: EventSink = {
+    ...fileSink,
     async publish(events) {
       let fresh = events;
       if (written) {
@@ -140,7 +141,6 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
       if (fresh.length > 0) await fileSink.publish(fresh);
       return events.map(() => true);
     },
-    recordDeletion: (deletion) => ledger.record(deletion),
   };
 
   // A cursor per open shard: the last sequence number handled (undefined: read from the shard's start).

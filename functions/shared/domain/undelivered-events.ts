@@ -4,7 +4,7 @@
  * least 14 days. The port the delivery and the replay share.
  */
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
 
 export interface UndeliveredEvent {
@@ -28,7 +28,5 @@ export interface UndeliveredEventStore {
 /** An event's identity, as consumers de-duplicate it: type, owner, user and time. */
 export function undeliveredEventId(event: LifecycleEvent): string {
   const { owner_id, user_email, occurred_at } = event.detail;
-  return createHash('sha256')
-    .update(JSON.stringify([event['detail-type'], owner_id, user_email, occurred_at]))
-    .digest('hex');
+  return hash('sha256', JSON.stringify([event['detail-type'], owner_id, user_email, occurred_at]), 'hex');
 }
