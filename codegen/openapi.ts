@@ -100,6 +100,9 @@ const FIELDS: Record<string, { description: string; invalid: Json; invalidBecaus
   },
 };
 
+/** Stands in the document for a byte that is not UTF-8 (the replay test sends 0xE9 in its place). */
+export const NOT_UTF8_STAND_IN = '\uFFFD';
+
 /** The parameter the "unknown parameter" examples send. */
 const UNKNOWN_PARAMETER = 'role';
 
@@ -146,9 +149,12 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
         name: 'bodyNotUtf8',
         status: 400,
         summary: 'Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate',
+        // Shown in words and with U+FFFD: the offending input itself is not I-JSON (RFC 7493), and jq refuses a lone surrogate escape.
         given:
-          'Sent with a byte sequence that is not UTF-8 (0xE9 alone, say), or a string with an unpaired `\\ud800` escape, as here. Nothing is stored, and no password is ever altered on its way to the hash.',
-        request: { ...op.validBody, user_email: `jane\ud800@example.com` },
+          'Sent with a byte sequence that is not UTF-8: here the single byte 0xE9 (Latin-1 for é) where the example shows U+FFFD, the replacement character. ' +
+          'A string holding an unpaired surrogate escape (a backslash-u escape from D800 to DFFF without its pair) is refused the same way. ' +
+          'Nothing is stored, and no password is ever altered on its way to the hash.',
+        request: { ...op.validBody, user_email: `jane${NOT_UTF8_STAND_IN}@example.com` },
         response: message(MESSAGES.invalidUtf8),
         invalidBody: true,
       },
@@ -307,7 +313,7 @@ export function casesOf(name: OperationName, policy: PasswordPolicy = DEFAULT_PA
   ];
 }
 
-/** The example Idempotency-Key: a UUID, as callers are advised to send. */
+/** The Idempotency-Key the idempotency cases are told with: a UUID, as callers are advised to send. Never the parameter's example. */
 export const EXAMPLE_IDEMPOTENCY_KEY = '5f0c6b9e-2d4a-4c1e-9b7a-3e8f1d2c6a40';
 
 /**
@@ -367,7 +373,8 @@ function idempotencyComponents(): { parameters: JsonObject; headers: JsonObject 
           `with \`${REPLAYED_HEADER}: true\`, without running again; for a create this includes the password, a generated one too. ` +
           'The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key.',
         schema: { type: 'string', minLength: 16, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
-        example: EXAMPLE_IDEMPOTENCY_KEY,
+        // No `example`: Swagger UI (and Postman) would pre-fill it, and the same owner's second "Try it out"
+        // would reuse the key with another body and get 422 for 24 hours.
       },
     },
     headers: {

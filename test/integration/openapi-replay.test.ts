@@ -16,8 +16,16 @@ import { keySecrets, RECORD_LIFETIME_SECONDS } from '#domain/idempotency';
 import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
 import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
-import { DEFAULT_BASE_URL, EXAMPLE_IDEMPOTENCY_KEY, EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, OPENAPI_PATH } from '../../codegen/openapi';
+import {
+  DEFAULT_BASE_URL,
+  EXAMPLE_IDEMPOTENCY_KEY,
+  EXAMPLE_OWNER_EMAIL,
+  EXAMPLE_USER_EMAIL,
+  NOT_UTF8_STAND_IN,
+  OPENAPI_PATH,
+} from '../../codegen/openapi';
 import { injectFault } from '../support/faults';
+import { iJsonProblems } from '../support/i-json';
 import { newOwner, startLocalServer } from '../support/local';
 
 const { config, stores } = processStores();
@@ -48,6 +56,8 @@ interface Replay {
   readonly headers?: Record<string, string | null>;
   /** Padding added to the body so it exceeds the limit. */
   readonly oversize?: boolean;
+  /** The document's U+FFFD stands for a byte that is not UTF-8: 0xE9 is sent in its place. */
+  readonly notUtf8?: boolean;
   /** With the example Idempotency-Key: the same request was answered before (its success example's state), or
    * another body used the key, or the first request with it is still running. */
   readonly idempotencyKey?: 'sent-before' | 'used-with-another-body' | 'in-progress';
@@ -60,6 +70,7 @@ const REPLAYS: Record<string, Replay> = {
   apiKeyInvalid: { headers: { 'x-api-key': `wlk_${'A'.repeat(43)}` } },
   ownerGone: { ownerGone: true },
   bodyTooLarge: { oversize: true },
+  bodyNotUtf8: { notUtf8: true },
   contentTypeNotJson: { headers: { 'content-type': 'text/plain' } },
   storageFailure: { storageFails: true },
   idempotencyKeyInvalid: { headers: { 'idempotency-key': 'too-short' } },
@@ -91,6 +102,10 @@ describe('GET /openapi.json', () => {
     const committed = readFileSync(OPENAPI_PATH, 'utf8');
     expect(committed).toContain(`"default": "${DEFAULT_BASE_URL}"`);
     expect(served.text).toBe(committed.replace(`"default": "${DEFAULT_BASE_URL}"`, `"default": "${server.baseUrl}"`));
+  });
+
+  it('serves I-JSON (RFC 7493): no lone surrogate escape, no duplicate name, UTF-8', () => {
+    expect(iJsonProblems(served.text)).toEqual([]);
   });
 
   it('answers another method with 405 and Allow', async () => {
@@ -142,7 +157,7 @@ describe('every documented example, replayed against the local server', () => {
       if (value === null) delete headers[name];
       else headers[name] = value;
     }
-    const post = (path: string, body: string) => fetch(`${server.baseUrl}${path}`, { method: 'POST', headers, body });
+    const post = (path: string, body: string | Buffer) => fetch(`${server.baseUrl}${path}`, { method: 'POST', headers, body });
 
     if (replay.userExists) {
       const created = await post(
@@ -155,8 +170,14 @@ describe('every documented example, replayed against the local server', () => {
       const { ownerId } = (await stores.owners.findOwner(owner.ownerEmail))!;
       await stores.client.send(new DeleteCommand({ TableName: config.usersTableName, Key: userKey(ownerId, owner.ownerEmail) }));
     }
-    let body = JSON.stringify(asOwner(example.request));
+    let body: string | Buffer = JSON.stringify(asOwner(example.request));
     if (replay.oversize) body = JSON.stringify({ ...asOwner(example.request), padding: 'x'.repeat(MAX_BODY_BYTES) });
+    if (replay.notUtf8) {
+      expect(body).toContain(NOT_UTF8_STAND_IN);
+      body = Buffer.concat(
+        body.split(NOT_UTF8_STAND_IN).flatMap((part, i) => (i === 0 ? [Buffer.from(part)] : [Buffer.of(0xe9), Buffer.from(part)])),
+      );
+    }
 
     // The state above is set up without the key; from here on, requests carry it.
     if (replay.idempotencyKey) headers['idempotency-key'] = EXAMPLE_IDEMPOTENCY_KEY;
@@ -169,7 +190,7 @@ describe('every documented example, replayed against the local server', () => {
       const secrets = keySecrets(ownerId, EXAMPLE_IDEMPOTENCY_KEY);
       // The request as the pipeline validates it (e-mail trimmed and lower-cased), which is what a claim fingerprints.
       const operation = example.path.slice('/v1/'.length) as keyof typeof validators;
-      const validated = JSON.parse(body);
+      const validated = JSON.parse(body.toString());
       expect(validators[operation](validated)).toBe(true);
       const claim = await stores.idempotency.claimIdempotencyKey(
         {
