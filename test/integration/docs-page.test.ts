@@ -133,3 +133,46 @@ it.each(['127.0.0.1', 'localhost'])(
   },
   60_000,
 );
+
+it('"Try it out" twice as one owner: both answered 200, the Idempotency-Key field left empty and no key sent', async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+  const { apiKey } = await newOwner('docs-twice');
+  const context = await chromium.launchPersistentContext(join(workDir, 'profile-twice'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 1400 },
+  });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${server.baseUrl}/docs`);
+    await page.locator('button.authorize').first().click();
+    await page.locator('.auth-container input').fill(apiKey);
+    await page.locator('.auth-btn-wrapper button.authorize').click();
+    await page.locator('.auth-btn-wrapper button.btn-done').click();
+
+    const operation = page.locator('#operations-User_Management-createUser');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('button.try-out__btn').click();
+    // A fixed key pre-filled here made the second try's other body a reused key: 422 for 24 hours.
+    const prefilled = await operation.locator('tr[data-param-name="Idempotency-Key"] input').inputValue();
+    const answers: { status: number; idempotencyKey: string | null }[] = [];
+    for (const email of [uniqueEmail('docs-first'), uniqueEmail('docs-second')]) {
+      await operation.locator('textarea.body-param__text').fill(JSON.stringify({ user_email: email, user_password: 'long enough' }));
+      const [response] = await Promise.all([
+        page.waitForResponse((candidate) => candidate.url().endsWith('/v1/createUser'), { timeout: 15_000 }),
+        operation.locator('button.execute').click(),
+      ]);
+      answers.push({ status: response.status(), idempotencyKey: (await response.request().allHeaders())['idempotency-key'] ?? null });
+    }
+    expect({ prefilled, answers }).toEqual({
+      prefilled: '',
+      answers: [
+        { status: 200, idempotencyKey: null },
+        { status: 200, idempotencyKey: null },
+      ],
+    });
+  } finally {
+    await context.close();
+  }
+}, 60_000);
