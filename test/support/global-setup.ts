@@ -12,7 +12,11 @@ import { STAGING_VARIABLES } from './target-env';
 export default async function globalSetup(): Promise<void> {
   if (process.env.TEST_TARGET === 'staging') {
     const missing = STAGING_VARIABLES.filter((name) => !process.env[name]);
-    if (missing.length > 0) throw new Error(`The staging suite needs ${missing.join(', ')} in the environment (see README, Deploy).`);
+    if (missing.length > 0) {
+      // A set-up mistake, not a failure of the suite: one line, no stack trace (jest would print eight frames).
+      console.error(`The staging suite needs ${missing.join(', ')} in the environment (see docs/deploy.md, "Run the staging suite").`);
+      process.exit(1);
+    }
     return;
   }
   const { endpoint, process: child } = await startDynamoDbLocal({ port: await freePort() });
