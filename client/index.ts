@@ -181,7 +181,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1_000;
-  const date = Date.parse(text);
+  // Every HTTP-date form starts with the day's name ("Wed, 25 Nov 2026 18:00:30 GMT").
+  const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
