@@ -136,7 +136,7 @@ export class ServerError extends RequestFailedError {
     readonly status: number,
     readonly serverMessage: string,
   ) {
-    super(`${status} ${JSON.stringify(serverMessage)}`, call);
+    super(`${status} ${quote(serverMessage)}`, call);
   }
 }
 /** The last attempt got a 429; `retryAfterMs` is the wait the server asked for, when it said. */
@@ -172,7 +172,7 @@ export class UnexpectedResponseError extends RequestFailedError {
     readonly status: number,
     readonly serverMessage: string,
   ) {
-    super(`unexpected ${status} ${JSON.stringify(serverMessage)}`, call);
+    super(`unexpected ${status} ${quote(serverMessage)}`, call);
   }
 }
 
@@ -229,13 +229,21 @@ export function createClient(options: ClientOptions) {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<AttemptResult> {
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    if (signal?.aborted) throw signal.reason;
+    // One controller for both ends of an attempt: its own time running out, and the caller's signal.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const { data, error, response } = await api.POST(`/v1/${operation}` as '/v1/createUser', {
         body: body as RequestBody<'createUser'>,
         headers: { 'Idempotency-Key': key },
-        signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
+        signal: controller.signal,
       });
       return {
         kind: 'answer',
@@ -246,9 +254,10 @@ export function createClient(options: ClientOptions) {
       };
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;
-      return { kind: 'no-answer', timedOut: timeout.signal.aborted, cause };
+      return { kind: 'no-answer', timedOut, cause };
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -306,6 +315,9 @@ export function createClient(options: ClientOptions) {
 }
 
 export type Client = ReturnType<typeof createClient>;
+
+/** A message for an error's text: quoted, and cut short when something in between answered with a page. */
+const quote = (message: string) => JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}...` : message);
 
 /** A failed fetch's reason in a few words (undici puts the socket's error in `cause`); never a body or a header. */
 function describe(error: unknown): string {
