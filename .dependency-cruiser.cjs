@@ -56,6 +56,25 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'client-stands-alone',
+      comment:
+        'The client (client/) is built from the published contract alone: it imports nothing of the service, its tools or its tests.',
+      severity: 'error',
+      from: { path: '^client/' },
+      to: { path: '^(functions|lib|local|admin|codegen|scripts|bench|bin|test)/' },
+    },
+    {
+      name: 'client-only-openapi-fetch',
+      comment: 'What the client imports at run time is installed with it: openapi-fetch and Node built-ins, nothing else.',
+      severity: 'error',
+      from: { path: '^client/' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        dependencyTypesNot: ['type-only'],
+        pathNot: 'node_modules/openapi-fetch/',
+      },
+    },
+    {
       name: 'resolvable',
       comment: 'Every import resolves.',
       severity: 'error',

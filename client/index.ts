@@ -1,0 +1,327 @@
+/**
+ * A client for tool owners: the three operations, typed from `openapi.json` (client/generated/, by
+ * openapi-typescript), sent with openapi-fetch, retry-safe by default. It imports nothing of the
+ * service: it is built from the published contract alone and needs Node.js 20+ (global fetch).
+ *
+ * - Each call returns its success body or the contract's refusal as a value: `{ ok: true, data }` or
+ *   `{ ok: false, status, message }`. A 4xx is never thrown.
+ * - Each logical call sends one Idempotency-Key (the caller's, or a random UUID) on every attempt,
+ *   so a create whose answer was lost is answered again with the first run's result, generated
+ *   password included (docs/idempotency.md: "Retry recipe").
+ * - Connection failures, attempt timeouts, 429, 5xx and 409 "still being processed" are tried again
+ *   with exponential backoff and full jitter (429 waits its Retry-After) until the caller's deadline;
+ *   what still fails then is thrown as one of the error classes below.
+ */
+
+import createFetchClient from 'openapi-fetch';
+import type { operations, paths } from './generated/openapi.js';
+
+export type OperationName = keyof operations;
+type Responses<Op extends OperationName> = operations[Op]['responses'];
+/** The JSON body an operation takes. */
+export type RequestBody<Op extends OperationName> = operations[Op]['requestBody']['content']['application/json'];
+/** The JSON body of an operation's success (200). */
+export type SuccessBody<Op extends OperationName> = Responses<Op>[200]['content']['application/json'];
+/** The refusals the contract lists for an operation; 429 and 5xx are retried, never returned. */
+export type ErrorStatus<Op extends OperationName> = Exclude<Extract<keyof Responses<Op>, number>, 200 | 429 | 500>;
+
+interface Outcome {
+  /** The Idempotency-Key every attempt of this call carried: send it again later to learn the outcome of a call that threw. */
+  readonly idempotencyKey: string;
+  /** Requests sent for this call, the first included. */
+  readonly attempts: number;
+  /** True when the answer is the one recorded for an earlier request with the same key (`Idempotent-Replayed: true`). */
+  readonly replayed: boolean;
+}
+export interface Success<Op extends OperationName> extends Outcome {
+  readonly ok: true;
+  readonly status: 200;
+  readonly data: SuccessBody<Op>;
+}
+export interface Refusal<Op extends OperationName> extends Outcome {
+  readonly ok: false;
+  readonly status: ErrorStatus<Op>;
+  /** The contract's message, byte for byte. */
+  readonly message: string;
+}
+export type Result<Op extends OperationName> = Success<Op> | Refusal<Op>;
+
+export interface RetryPolicy {
+  /** Total time for a call, every attempt and wait included (ms). Default 60 s. */
+  readonly deadlineMs: number;
+  /** Longest wait for one attempt's answer (ms); never beyond the deadline. Default 30 s, above API Gateway's 29 s limit. */
+  readonly attemptTimeoutMs: number;
+  /** Backoff: attempt n waits a random time in [0, min(maxDelayMs, baseDelayMs * 2^(n-1))) (ms). Default 500. */
+  readonly baseDelayMs: number;
+  /** Default 8 s. */
+  readonly maxDelayMs: number;
+  /** At most this many requests per call. Default unlimited: the deadline decides. */
+  readonly maxAttempts: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  deadlineMs: 60_000,
+  attemptTimeoutMs: 30_000,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxAttempts: Number.POSITIVE_INFINITY,
+};
+
+/** Why an attempt is tried again, as told to `onRetry`. */
+export type RetryReason = 'network' | 'timeout' | 'throttled' | 'server' | 'in-progress';
+
+export interface ClientOptions {
+  /** The API's base address, e.g. `http://127.0.0.1:3000` or the stack output `ApiUrl` (a trailing `/v1` is accepted). */
+  readonly baseUrl: string;
+  /** The owner's API key (`wlk_...`), sent as `X-API-Key`. */
+  readonly apiKey: string;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Called before each wait, for logs and metrics; it never sees a body, a password or a key. */
+  readonly onRetry?: (event: { operation: OperationName; attempt: number; reason: RetryReason; status?: number; delayMs: number }) => void;
+  /** Replaces the global fetch (a proxy agent, a test double). */
+  readonly fetch?: (request: Request) => Promise<Response>;
+}
+
+export interface CallOptions {
+  /** 16 to 255 printable ASCII characters; default a random UUID. One key per intended operation, never reused for another. */
+  readonly idempotencyKey?: string;
+  /** Aborts the call (no retry follows); the call rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  readonly retry?: Partial<RetryPolicy>;
+}
+
+/** The message of the 409 that means "the first request with this key is still running: ask again". */
+export const IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still being processed.';
+
+/** The refusals each operation can answer, at run time; the type below fails to compile when openapi.json lists another. */
+const REFUSALS = {
+  createUser: [400, 401, 403, 409, 413, 415, 422],
+  resetUserPassword: [400, 401, 403, 404, 409, 413, 415, 422],
+  deleteUser: [400, 401, 403, 404, 409, 413, 415, 422],
+} as const satisfies { [Op in OperationName]: readonly ErrorStatus<Op>[] };
+const everyRefusalListed: {
+  [Op in OperationName]: [Exclude<ErrorStatus<Op>, (typeof REFUSALS)[Op][number]>] extends [never] ? true : false;
+} = {
+  createUser: true,
+  resetUserPassword: true,
+  deleteUser: true,
+};
+void everyRefusalListed;
+
+/** Who failed: the operation, the key its attempts carried, how many there were. */
+export interface FailedCall {
+  readonly operation: OperationName;
+  /** Send the same request with this key (within 24 hours) to learn what happened. */
+  readonly idempotencyKey: string;
+  readonly attempts: number;
+}
+
+/** A call that got no outcome: its retries ran out (deadline or maxAttempts). The operation may or may not have run. */
+export class RequestFailedError extends Error implements FailedCall {
+  readonly operation: OperationName;
+  readonly idempotencyKey: string;
+  readonly attempts: number;
+  constructor(message: string, call: FailedCall, cause?: unknown) {
+    super(`${call.operation}: ${message}, after ${call.attempts} attempt(s)`, cause === undefined ? undefined : { cause });
+    this.name = new.target.name;
+    this.operation = call.operation;
+    this.idempotencyKey = call.idempotencyKey;
+    this.attempts = call.attempts;
+  }
+}
+/** The last attempt got a 5xx. */
+export class ServerError extends RequestFailedError {
+  constructor(
+    call: FailedCall,
+    readonly status: number,
+    readonly serverMessage: string,
+  ) {
+    super(`${status} ${quote(serverMessage)}`, call);
+  }
+}
+/** The last attempt got a 429; `retryAfterMs` is the wait the server asked for, when it said. */
+export class ThrottledError extends RequestFailedError {
+  constructor(
+    call: FailedCall,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(`429 Too Many Requests${retryAfterMs === undefined ? '' : ` (retry after ${retryAfterMs} ms)`}`, call);
+  }
+}
+/** The last attempt got 409 "still being processed": the first request with the key had not finished. */
+export class StillProcessingError extends RequestFailedError {
+  constructor(call: FailedCall) {
+    super(`409 ${JSON.stringify(IN_PROGRESS_MESSAGE)}`, call);
+  }
+}
+/** The last attempt got no answer: a connection failure or an unreadable response, or none within the attempt's time (`timedOut`). */
+export class NetworkError extends RequestFailedError {
+  constructor(
+    call: FailedCall,
+    readonly timedOut: boolean,
+    cause: unknown,
+    timeoutMs: number,
+  ) {
+    super(timedOut ? `no answer within ${timeoutMs} ms` : `no answer (${describe(cause)})`, call, cause);
+  }
+}
+/** An answer the contract does not list for the operation (a wrong base URL's 404 on createUser, a 405, a 3xx): not retried. */
+export class UnexpectedResponseError extends RequestFailedError {
+  constructor(
+    call: FailedCall,
+    readonly status: number,
+    readonly serverMessage: string,
+  ) {
+    super(`unexpected ${status} ${quote(serverMessage)}`, call);
+  }
+}
+
+/** `Retry-After` as milliseconds from `now`: delay-seconds or an HTTP-date (RFC 9110, 10.2.3); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  // Every HTTP-date form starts with the day's name ("Wed, 25 Nov 2026 18:00:30 GMT").
+  const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): random in [0, min(cap, base * 2^(attempt-1))). */
+export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
+  return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)));
+}
+
+type AttemptResult =
+  | { kind: 'answer'; status: number; body: unknown; replayed: boolean; retryAfterMs: number | undefined }
+  | { kind: 'no-answer'; timedOut: boolean; cause: unknown };
+
+const messageOf = (body: unknown): string =>
+  typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string'
+    ? (body as { message: string }).message
+    : typeof body === 'string'
+      ? body
+      : '';
+
+const sleep = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** A client for one API key. */
+export function createClient(options: ClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const api = createFetchClient<paths>({ baseUrl, headers: { 'X-API-Key': options.apiKey }, fetch: options.fetch });
+
+  /** One request, bounded by `timeoutMs` and the caller's signal; never throws but for the caller's abort. */
+  async function attempt(
+    operation: OperationName,
+    body: unknown,
+    key: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<AttemptResult> {
+    if (signal?.aborted) throw signal.reason;
+    // One controller for both ends of an attempt: its own time running out, and the caller's signal.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const { data, error, response } = await api.POST(`/v1/${operation}` as '/v1/createUser', {
+        body: body as RequestBody<'createUser'>,
+        headers: { 'Idempotency-Key': key },
+        signal: controller.signal,
+      });
+      return {
+        kind: 'answer',
+        status: response.status,
+        body: response.ok ? data : error,
+        replayed: response.headers.get('Idempotent-Replayed') === 'true',
+        retryAfterMs: parseRetryAfter(response.headers.get('Retry-After')),
+      };
+    } catch (cause) {
+      if (signal?.aborted) throw signal.reason;
+      return { kind: 'no-answer', timedOut, cause };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async function call<Op extends OperationName>(operation: Op, body: RequestBody<Op>, callOptions: CallOptions = {}): Promise<Result<Op>> {
+    const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...callOptions.retry };
+    const key = callOptions.idempotencyKey ?? crypto.randomUUID();
+    const deadline = Date.now() + policy.deadlineMs;
+    for (let attempts = 1; ; attempts++) {
+      const timeoutMs = Math.max(1, Math.min(policy.attemptTimeoutMs, deadline - Date.now()));
+      const result = await attempt(operation, body, key, timeoutMs, callOptions.signal);
+      const failed: FailedCall = { operation, idempotencyKey: key, attempts };
+      let reason: RetryReason;
+      let delayMs = backoffDelay(attempts, policy);
+      let failure: RequestFailedError;
+      if (result.kind === 'no-answer') {
+        reason = result.timedOut ? 'timeout' : 'network';
+        failure = new NetworkError(failed, result.timedOut, result.cause, timeoutMs);
+      } else {
+        const { status, replayed } = result;
+        const message = messageOf(result.body);
+        if (status === 200) return { ok: true, status, data: result.body as SuccessBody<Op>, replayed, idempotencyKey: key, attempts };
+        const isRefusal = (REFUSALS[operation] as readonly number[]).includes(status);
+        if (isRefusal && !(status === 409 && message === IN_PROGRESS_MESSAGE)) {
+          return { ok: false, status: status as ErrorStatus<Op>, message, replayed, idempotencyKey: key, attempts };
+        }
+        if (status === 429) {
+          reason = 'throttled';
+          if (result.retryAfterMs !== undefined) delayMs = result.retryAfterMs;
+          failure = new ThrottledError(failed, result.retryAfterMs);
+        } else if (status >= 500) {
+          reason = 'server';
+          failure = new ServerError(failed, status, message);
+        } else if (status === 409) {
+          reason = 'in-progress';
+          failure = new StillProcessingError(failed);
+        } else {
+          throw new UnexpectedResponseError(failed, status, message);
+        }
+      }
+      // Give up now rather than wait for a retry that could not start before the deadline.
+      if (attempts >= policy.maxAttempts || Date.now() + delayMs >= deadline) throw failure;
+      options.onRetry?.({ operation, attempt: attempts, reason, status: result.kind === 'answer' ? result.status : undefined, delayMs });
+      await sleep(delayMs, callOptions.signal);
+    }
+  }
+
+  return {
+    /** Creates a user; without `user_password` the service generates one and returns it (the only time it is shown). */
+    createUser: (body: RequestBody<'createUser'>, callOptions?: CallOptions) => call('createUser', body, callOptions),
+    /** Sets a user's password. */
+    resetUserPassword: (body: RequestBody<'resetUserPassword'>, callOptions?: CallOptions) => call('resetUserPassword', body, callOptions),
+    /** Deletes a user and all its data. */
+    deleteUser: (body: RequestBody<'deleteUser'>, callOptions?: CallOptions) => call('deleteUser', body, callOptions),
+  };
+}
+
+export type Client = ReturnType<typeof createClient>;
+
+/** A message for an error's text: quoted, and cut short when something in between answered with a page. */
+const quote = (message: string) => JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}...` : message);
+
+/** A failed fetch's reason in a few words (undici puts the socket's error in `cause`); never a body or a header. */
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,95 @@
+/**
+ * The client as other projects get it: `build:packages` writes the bundle and its declarations where
+ * package.json `exports` points; the bundle imports openapi-fetch and nothing else (pinned in
+ * `dependencies`); and the layer check keeps client/ apart from the service.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { buildPackages } from '../../scripts/build-packages';
+import { ROOT } from '../support/processes';
+
+const copies: string[] = [];
+const scratch = (tag: string) => {
+  const dir = mkdtempSync(join(tmpdir(), tag));
+  copies.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, Record<string, string>>;
+  dependencies: Record<string, string>;
+  files: string[];
+};
+
+describe('the ./client export', () => {
+  it('is built where package.json points, and its bundle imports openapi-fetch only', async () => {
+    const out = scratch('packages-');
+    await buildPackages(join(out, 'dist'));
+    const entry = pkg.exports['./client']!;
+    for (const target of [entry.types!, entry.import!, entry.default!]) expect(existsSync(join(out, target))).toBe(true);
+    const bundle = readFileSync(join(out, entry.import!), 'utf8');
+    const imports = [...bundle.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm)].map(
+      (m) => m[1] ?? m[2],
+    );
+    expect(imports).toEqual(['openapi-fetch']);
+    expect(bundle).not.toMatch(/\brequire\(/);
+    // The declarations carry the generated contract types with them.
+    expect(readFileSync(join(out, entry.types!), 'utf8')).toContain("from './generated/openapi.js'");
+    expect(existsSync(join(out, 'dist/client/generated/openapi.d.ts'))).toBe(true);
+  }, 120_000);
+
+  it('depends on an exact openapi-fetch, and packs dist/ although git ignores it', () => {
+    expect(pkg.dependencies['openapi-fetch']).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(pkg.files).toContain('dist');
+    expect(readFileSync(join(ROOT, '.gitignore'), 'utf8').split('\n')).toContain('dist/');
+  });
+});
+
+describe('the layer check on client/', () => {
+  const cruise = (cwd: string) => {
+    const cruiser = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
+    const result = spawnSync(process.execPath, [cruiser, 'client', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], {
+      cwd,
+      encoding: 'utf8',
+    });
+    return { status: result.status, output: `${result.stdout}${result.stderr}` };
+  };
+
+  it('passes on the committed tree', () => {
+    const { status, output } = cruise(ROOT);
+    expect([status, output]).toEqual([0, expect.stringContaining('no dependency violations')]);
+  });
+
+  it.each([
+    ['the service', "import '../functions/shared/contract/messages';", 'client-stands-alone'],
+    ['the CDK app', "import '../lib/stage-config';", 'client-stands-alone'],
+    ['middy', "import '@middy/core';", 'client-only-openapi-fetch'],
+  ])('fails when client/ imports %s, naming the rule', (_, line, rule) => {
+    const dir = scratch('client-layers-');
+    for (const path of [
+      'client',
+      'functions',
+      'lib',
+      'local',
+      'admin',
+      'codegen',
+      '.dependency-cruiser.cjs',
+      'package.json',
+      'tsconfig.json',
+    ]) {
+      cpSync(join(ROOT, path), join(dir, path), { recursive: true });
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    appendFileSync(join(dir, 'client/index.ts'), `\n${line}\n`);
+    const { status, output } = cruise(dir);
+    expect(status).not.toBe(0);
+    expect(output).toContain(rule);
+  });
+});

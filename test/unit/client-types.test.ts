@@ -1,0 +1,40 @@
+/** The client's generated types are openapi.json's as it is now; its retry arithmetic; its copy of the in-progress message. */
+
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { MESSAGES } from '#contract/messages';
+import { backoffDelay, DEFAULT_RETRY_POLICY, IN_PROGRESS_MESSAGE, parseRetryAfter } from '../../client/index';
+import { CLIENT_TYPES_PATH, generateClientTypes } from '../../scripts/client-types';
+
+describe('client/generated/openapi.ts', () => {
+  it('is what `npm run client:types` generates from openapi.json now (run it when this fails)', async () => {
+    expect(readFileSync(CLIENT_TYPES_PATH, 'utf8')).toBe(await generateClientTypes());
+  }, 30_000);
+});
+
+describe('the client', () => {
+  it("recognises the service's in-progress 409 by its exact message", () => {
+    expect(IN_PROGRESS_MESSAGE).toBe(MESSAGES.idempotencyInProgress);
+  });
+
+  it('reads Retry-After as delay-seconds or an HTTP-date (RFC 9110, 10.2.3), and ignores what it cannot read', () => {
+    const now = Date.parse('2026-11-25T18:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('Wed, 25 Nov 2026 18:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Wed, 25 Nov 2026 17:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+  });
+
+  it('backs off exponentially with full jitter: attempt n waits in [0, min(cap, base * 2^(n-1)))', () => {
+    const policy = { baseDelayMs: 100, maxDelayMs: 1_000 };
+    const justBelowOne = () => 0.999_999;
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, policy, justBelowOne))).toEqual([99, 199, 399, 799, 999, 999]);
+    expect(backoffDelay(3, policy, () => 0)).toBe(0);
+    expect(backoffDelay(3, policy, () => 0.5)).toBe(200);
+    // The defaults follow docs/idempotency.md's recipe: about 1, 2, 4, 8 s at most, within a minute.
+    expect(DEFAULT_RETRY_POLICY).toMatchObject({ baseDelayMs: 500, maxDelayMs: 8_000, deadlineMs: 60_000 });
+  });
+});
