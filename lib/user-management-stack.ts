@@ -6,9 +6,9 @@ import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contr
 import { formatArgon2Setting } from '#platform/config';
 import { metricsNamespace } from '#platform/metrics';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '#store/table-layout';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
+import { buildOpenApiDocument, STAGE_SERVER_NOTE, serializeOpenApiDocument } from '../codegen/openapi';
 import { AlarmTopic } from './constructs/alarm-topic';
-import { UserManagementApi } from './constructs/api';
+import { STAGE_URL_PLACEHOLDER, UserManagementApi } from './constructs/api';
 import { EdgeProtection } from './constructs/edge-protection';
 import { HandlerFunction } from './constructs/handler-function';
 import { LifecycleEvents } from './constructs/lifecycle-events';
@@ -99,9 +99,13 @@ export class UserManagementStack extends Stack {
       tracingSampleRate: config.tracingSampleRate,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
-      // The stage's own password policy shows in the document's messages and limits.
+      // The stage's own password policy shows in the document's messages and limits, and its own URL is the default server.
       openApiDocument: serializeOpenApiDocument(
-        buildOpenApiDocument({ minLength: config.passwordMinLength, maxLength: config.passwordMaxLength }),
+        buildOpenApiDocument(
+          { minLength: config.passwordMinLength, maxLength: config.passwordMaxLength },
+          STAGE_URL_PLACEHOLDER,
+          STAGE_SERVER_NOTE,
+        ),
       ),
     });
 
