@@ -176,3 +176,29 @@ it('the latency alarm threshold must stay below the shortest function timeout, w
   );
   expect(() => synthStage('prod', { latencyAlarmP99Ms: '9999', alarmEmail: 'oncall@example.com' })).not.toThrow();
 });
+
+describe('what cdk destroy leaves (docs/deploy.md, "Remove a stage")', () => {
+  /** Each resource the stack keeps when it is deleted, by type, as its DeletionPolicy says. */
+  const retained = (template: typeof prod.template) => {
+    const kept = Object.values(resourcesOf(template))
+      .filter((resource) => resource.DeletionPolicy === 'Retain' || resource.DeletionPolicy === 'RetainExceptOnCreate')
+      .map((resource) => `${resource.Type} ${resource.UpdateReplacePolicy}`);
+    return Object.fromEntries([...new Set(kept)].sort().map((type) => [type, kept.filter((k) => k === type).length]));
+  };
+
+  it.each([
+    ['prod', prod],
+    ['staging', staging],
+  ] as const)('%s: five tables, six log groups, the alarm key and the dead-letter queue', (_, { template }) => {
+    expect(retained(template)).toEqual({
+      'AWS::DynamoDB::Table Retain': 5,
+      'AWS::KMS::Key Retain': 1,
+      'AWS::Logs::LogGroup Retain': 6,
+      'AWS::SQS::Queue Retain': 1,
+    });
+  });
+
+  it('dev: nothing', () => {
+    expect(retained(dev.template)).toEqual({});
+  });
+});
