@@ -555,11 +555,21 @@ function routingResponses(): JsonObject {
 /** The base_url the committed document names: `npm start` on its default port. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
+/** What the document says its default server is: the local server's, unless a deployed stage says otherwise. */
+export const LOCAL_SERVER_NOTE = 'The default is the local server of `npm start`.';
+/** What a deployed stage's document says of its default server (the stage's own URL). */
+export const STAGE_SERVER_NOTE = 'The default is the stage that served this document.';
+
 /**
  * The OpenAPI 3.1 document for a deployment's password policy (the default one unless given);
- * `baseUrl` is the server it names (the local server passes the address it listens on).
+ * `baseUrl` is the server it names (the local server passes the address it listens on, a deployed
+ * stage its own URL), `serverNote` what that default is.
  */
-export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY, baseUrl = DEFAULT_BASE_URL): JsonObject {
+export function buildOpenApiDocument(
+  policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY,
+  baseUrl = DEFAULT_BASE_URL,
+  serverNote = LOCAL_SERVER_NOTE,
+): JsonObject {
   const schemas = operationSchemas(policy);
   const names = OPERATIONS;
   return {
@@ -576,9 +586,7 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
         variables: {
           base_url: {
             default: baseUrl,
-            description:
-              'A deployed stage: `https://{api-id}.execute-api.{region}.amazonaws.com/{stage}` (the stack output ApiUrl without `/v1`). ' +
-              'The default is the local server of `npm start`.',
+            description: `A deployed stage: \`https://{api-id}.execute-api.{region}.amazonaws.com/{stage}\` (the stack output ApiUrl without \`/v1\`). ${serverNote}`,
           },
         },
       },

@@ -54,7 +54,8 @@ export function buildApp(options: BuildAppOptions = {}): {
   });
   const stages: Partial<Record<StageName, UserManagementStack>> = {};
   for (const stage of stagesFromContext(app.node)) {
-    const config = stageConfigFromContext(app.node, stage);
+    // The deploy's region when the caller named one (else the template's own rule checks the topic's region at deploy).
+    const config = stageConfigFromContext(app.node, stage, options.region ?? (process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION));
     stages[stage] = new UserManagementStack(app, `UserManagement-${config.stage}`, {
       config,
       description: `User management API for white-label tools (${config.stage})`,

@@ -1,6 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
+import { CATALOGUE, OPERATIONS } from '#contract/operations';
 import {
   type Argon2Setting,
   DEFAULT_ARGON2_SETTING,
@@ -49,6 +50,11 @@ export interface StageConfig {
   readonly alarmTopicArn: string | undefined;
   /** An e-mail address subscribed to the stage's own topic (only when `alarmTopicArn` is unset). */
   readonly alarmEmail: string | undefined;
+  /**
+   * Whether a deploy refuses while the alarms reach no one (neither `alarmTopicArn` nor `alarmEmail`
+   * set): staging and prod page people, dev may stay silent.
+   */
+  readonly requireAlarmSubscriber: boolean;
   /** The share of requests X-Ray traces (0 to 1), after one per second (the sampling rule's reservoir). */
   readonly tracingSampleRate: number;
   /** Whether a WAF web ACL guards the stage (per-key and per-address limits, key shape, body size). */
@@ -86,6 +92,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     // Alarms go to the stage's own topic; set the team's topic or an address here, in code, for every deploy.
     alarmTopicArn: undefined,
     alarmEmail: undefined,
+    requireAlarmSubscriber: false,
     tracingSampleRate: 1,
     // Disposable test data: the shortest window DynamoDB allows.
     recoveryPeriodDays: 1,
@@ -107,6 +114,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     latencyAlarmP99Ms: 1000,
     alarmTopicArn: undefined,
     alarmEmail: undefined,
+    requireAlarmSubscriber: true,
     tracingSampleRate: 0.2,
     // A week: enough to rehearse a restore or undo a bad deploy caught in testing.
     recoveryPeriodDays: 7,
@@ -128,6 +136,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     latencyAlarmP99Ms: 1000,
     alarmTopicArn: undefined,
     alarmEmail: undefined,
+    requireAlarmSubscriber: true,
     tracingSampleRate: 0.05,
     // 30 days: a corruption noticed at a monthly review can still be undone, and every copy of a
     // deleted user is gone within the month GDPR gives to act on an erasure request (DynamoDB's own
@@ -154,12 +163,17 @@ export function stagesFromContext(node: Node): StageName[] {
   return [...new Set(stages)] as StageName[];
 }
 
+/** The region an SNS topic ARN names (`arn:<partition>:sns:<region>:<account>:<name>`). */
+export const topicRegion = (topicArn: string): string => topicArn.split(':')[3]!;
+
 /**
  * Reads one stage's settings (`stage`, default the one `-c stage=` names) and its overrides from
  * CDK context. Context given on the command line arrives as strings, so every value is parsed and
- * checked here: a typo fails the synth instead of deploying a surprising stack.
+ * checked here: a typo fails the synth instead of deploying a surprising stack. `region`, when the
+ * deploy's region is known at synth, is checked against `alarmTopicArn` (the template checks it again
+ * where it is deployed).
  */
-export function stageConfigFromContext(node: Node, stage: StageName = stagesFromContext(node)[0]!): StageConfig {
+export function stageConfigFromContext(node: Node, stage: StageName = stagesFromContext(node)[0]!, region?: string): StageConfig {
   if (node.tryGetContext('apiGatewayCloudWatchRole') !== undefined) {
     throw new Error(
       'Context apiGatewayCloudWatchRole is no longer read: stage stacks never set the API Gateway account role; deploy UserManagement-account once per account and region unless your landing zone manages it.',
@@ -227,6 +241,18 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
   };
   if (config.passwordMaxLength < config.passwordMinLength) {
     throw new Error('Context passwordMaxLength must not be less than passwordMinLength');
+  }
+  // Above the shortest function timeout, a p99 duration can never exceed it: that alarm could never fire.
+  const shortestTimeoutMs = Math.min(...OPERATIONS.map((operation) => CATALOGUE[operation].timeoutSeconds * 1000));
+  if (config.latencyAlarmP99Ms >= shortestTimeoutMs) {
+    throw new Error(
+      `Context latencyAlarmP99Ms must be below the shortest function timeout (${shortestTimeoutMs} ms), got ${config.latencyAlarmP99Ms}`,
+    );
+  }
+  if (config.alarmTopicArn && region && topicRegion(config.alarmTopicArn) !== region) {
+    throw new Error(
+      `alarmTopicArn is in ${topicRegion(config.alarmTopicArn)} but ${stage} deploys to ${region}, and CloudWatch alarms notify only a topic of their own region: set a topic of ${region} in lib/stage-config.ts`,
+    );
   }
   return config;
 }

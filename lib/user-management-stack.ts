@@ -1,20 +1,20 @@
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Duration, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
 import { formatArgon2Setting } from '#platform/config';
 import { metricsNamespace } from '#platform/metrics';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '#store/table-layout';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
+import { buildOpenApiDocument, STAGE_SERVER_NOTE, serializeOpenApiDocument } from '../codegen/openapi';
 import { AlarmTopic } from './constructs/alarm-topic';
-import { UserManagementApi } from './constructs/api';
+import { STAGE_URL_PLACEHOLDER, UserManagementApi } from './constructs/api';
 import { EdgeProtection } from './constructs/edge-protection';
 import { HandlerFunction } from './constructs/handler-function';
 import { LifecycleEvents } from './constructs/lifecycle-events';
 import { Monitoring } from './constructs/monitoring';
 import { Tables } from './constructs/tables';
-import type { StageConfig } from './stage-config';
+import { type StageConfig, topicRegion } from './stage-config';
 
 const FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
 
@@ -99,9 +99,13 @@ export class UserManagementStack extends Stack {
       tracingSampleRate: config.tracingSampleRate,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
-      // The stage's own password policy shows in the document's messages and limits.
+      // The stage's own password policy shows in the document's messages and limits, and its own URL is the default server.
       openApiDocument: serializeOpenApiDocument(
-        buildOpenApiDocument({ minLength: config.passwordMinLength, maxLength: config.passwordMaxLength }),
+        buildOpenApiDocument(
+          { minLength: config.passwordMinLength, maxLength: config.passwordMaxLength },
+          STAGE_URL_PLACEHOLDER,
+          STAGE_SERVER_NOTE,
+        ),
       ),
     });
 
@@ -124,7 +128,9 @@ export class UserManagementStack extends Stack {
           displayName: `user-management-${config.stage} alarms`,
           ...(config.alarmEmail && { email: config.alarmEmail }),
           removalPolicy: config.removalPolicy,
+          alarmNamePrefix: this.stackName,
         }).topic;
+    this.guardAlarmDelivery(config);
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api.api,
       stageName: config.stage,
@@ -148,6 +154,7 @@ export class UserManagementStack extends Stack {
       logRemovalPolicy: config.removalPolicy,
       alarmTopic,
     });
+    this.monitoring.showAlarms(...this.lifecycleEvents.alarms);
 
     new CfnOutput(this, 'AlarmTopicArn', { description: 'The SNS topic every alarm of the stage notifies', value: alarmTopic.topicArn });
     new CfnOutput(this, 'ApiUrl', {
@@ -182,6 +189,32 @@ export class UserManagementStack extends Stack {
     });
 
     this.acknowledgeNagFindings();
+  }
+
+  /**
+   * Template rules CloudFormation checks before it changes anything, whatever command deploys the
+   * template: the team's topic must be in the stack's region (CloudWatch notifies no other), and a stage
+   * that pages people must have someone to page. A synth only warns, so a newcomer's build still works.
+   */
+  private guardAlarmDelivery(config: StageConfig): void {
+    if (config.alarmTopicArn) {
+      const region = topicRegion(config.alarmTopicArn);
+      new CfnRule(this, 'AlarmTopicInStackRegion', {
+        assertions: [
+          {
+            assert: Fn.conditionEquals(Aws.REGION, region),
+            assertDescription: `alarmTopicArn is in ${region}, and CloudWatch alarms notify only a topic of their own region: deploy ${this.stackName} to ${region}, or set a topic of this region as alarmTopicArn in lib/stage-config.ts.`,
+          },
+        ],
+      });
+    } else if (!config.alarmEmail && config.requireAlarmSubscriber) {
+      const message = `${this.stackName}'s alarms reach no one: set alarmTopicArn (your alerting topic) or alarmEmail for ${config.stage} in lib/stage-config.ts, then deploy again.`;
+      new CfnRule(this, 'AlarmsHaveASubscriber', {
+        // Always false, so CloudFormation refuses the deploy with the message; written on the region like any rule.
+        assertions: [{ assert: Fn.conditionNot(Fn.conditionEquals(Aws.REGION, Aws.REGION)), assertDescription: message }],
+      });
+      Annotations.of(this).addWarningV2('user-management:alarms-without-subscriber', `${message} A deploy refuses until then.`);
+    }
   }
 
   /** cdk-nag findings that are design decisions, each acknowledged where it applies, with the reason. */

@@ -5,7 +5,7 @@ import { createEventBridgeSink } from '#events/eventbridge-sink';
 import { deliverChanges } from '#events/lifecycle-events';
 import { readEventDeliveryConfig } from '#platform/config';
 import { logger } from '#platform/logger';
-import { metrics, UNDELIVERED_EVENTS_METRIC } from '#platform/metrics';
+import { metrics, UNDELIVERED_EVENTS_DIMENSIONS, UNDELIVERED_EVENTS_METRIC } from '#platform/metrics';
 import { createDocumentClient } from '#store/client';
 import { createDeletionLedger } from '#store/deletion-ledger';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
@@ -36,6 +36,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const counts = { records: event.Records.length, delivered: result.delivered, kept: result.kept };
   if (result.kept > 0) {
     logger.error('Lifecycle events kept for replay', { ...counts, failure: result.failure });
+    metrics.addDimensions(UNDELIVERED_EVENTS_DIMENSIONS);
     metrics.addMetric(UNDELIVERED_EVENTS_METRIC, MetricUnit.Count, result.kept);
     metrics.publishStoredMetrics();
   }

@@ -24,10 +24,22 @@ export const API_VERSION_PATH = API_VERSION;
 export const OPENAPI_PATH_PART = 'openapi.json';
 
 /**
- * The response template that returns the document unchanged: base64 keeps VTL from reading its
- * `$ref`s and `#` pointers as references, directives or comments.
+ * Where a stage's document names its own URL: the stack builds the document with this as the
+ * default server, and the response template puts the URL of the request in its place.
  */
-export const openApiResponseTemplate = (document: string) => `$util.base64Decode("${Buffer.from(document, 'utf8').toString('base64')}")`;
+export const STAGE_URL_PLACEHOLDER = 'https://stage-url.invalid';
+
+/** What API Gateway writes in the placeholder's place: the host and stage the document was requested from. */
+export const STAGE_URL_TEMPLATE = 'https://$context.domainName/$context.stage';
+
+const base64Text = (text: string) => `$util.base64Decode("${Buffer.from(text, 'utf8').toString('base64')}")`;
+
+/**
+ * The response template that returns the document: base64 keeps VTL from reading its `$ref`s and
+ * `#` pointers as references, directives or comments; each {@link STAGE_URL_PLACEHOLDER} in it
+ * becomes the stage's own URL ({@link STAGE_URL_TEMPLATE}, which VTL fills in).
+ */
+export const openApiResponseTemplate = (document: string) => document.split(STAGE_URL_PLACEHOLDER).map(base64Text).join(STAGE_URL_TEMPLATE);
 
 /** API Gateway's own answers, in the contract's `{"message": ...}` shape and statuses. */
 export const GATEWAY_MESSAGES = {
@@ -59,7 +71,8 @@ export interface UserManagementApiProps {
   /** @default RemovalPolicy.RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
   /**
-   * The OpenAPI document (serialised JSON), served at `GET {baseUrl}/openapi.json` without a key.
+   * The OpenAPI document (serialised JSON), served at `GET {baseUrl}/openapi.json` without a key;
+   * {@link STAGE_URL_PLACEHOLDER} in it is served as the stage's URL.
    * @default no document route
    */
   readonly openApiDocument?: string;

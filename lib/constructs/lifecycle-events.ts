@@ -9,7 +9,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { UNDELIVERED_EVENT_DAYS } from '#platform/config';
-import { UNDELIVERED_EVENTS_METRIC } from '#platform/metrics';
+import { UNDELIVERED_EVENTS_DIMENSIONS, UNDELIVERED_EVENTS_METRIC } from '#platform/metrics';
 import { PROFILE_SK, USERS_TABLE } from '#store/table-layout';
 import { HandlerFunction } from './handler-function';
 import { notifying } from './monitoring';
@@ -129,6 +129,7 @@ export class LifecycleEvents extends Construct {
         metric: new Metric({
           namespace: props.metricsNamespace,
           metricName: UNDELIVERED_EVENTS_METRIC,
+          dimensionsMap: { ...UNDELIVERED_EVENTS_DIMENSIONS },
           period: Duration.minutes(1),
           statistic: Stats.SUM,
         }),

@@ -6,6 +6,7 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  type IAlarm,
   MathExpression,
   Metric,
   Stats,
@@ -61,6 +62,8 @@ export interface MonitoringProps {
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
+  /** What the dashboard's alarm widget lists: these alarms and every one shown with {@link showAlarms}. */
+  private readonly shownAlarms: IAlarm[] = [];
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -207,7 +210,8 @@ export class Monitoring extends Construct {
         ]),
         width: 8,
       }),
-      new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 8 }),
+      // The list is read when the dashboard is rendered, so alarms shown later are on it too.
+      new AlarmStatusWidget({ title: 'Alarms', alarms: this.shownAlarms, width: 8, height: 6 }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({
@@ -248,8 +252,14 @@ export class Monitoring extends Construct {
     });
   }
 
+  /** Lists alarms made elsewhere in the stack (the lifecycle events') on the dashboard's alarm widget. */
+  showAlarms(...alarms: IAlarm[]): void {
+    this.shownAlarms.push(...alarms);
+  }
+
   private addAlarm(alarm: Alarm, topic: ITopic | undefined): void {
     this.alarms.push(notifying(alarm, topic));
+    this.shownAlarms.push(alarm);
   }
 }
 

@@ -5,9 +5,16 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CATALOGUE } from '#contract/operations';
 import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '#store/table-layout';
-import { OPENAPI_PATH } from '../../codegen/openapi';
+import {
+  buildOpenApiDocument,
+  DEFAULT_BASE_URL,
+  LOCAL_SERVER_NOTE,
+  OPENAPI_PATH,
+  STAGE_SERVER_NOTE,
+  serializeOpenApiDocument,
+} from '../../codegen/openapi';
 import { buildApp } from '../../lib/app';
-import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
+import { GATEWAY_MESSAGES, openApiResponseTemplate, STAGE_URL_PLACEHOLDER, STAGE_URL_TEMPLATE } from '../../lib/constructs/api';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
 import { resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
@@ -237,39 +244,63 @@ describe('least privilege', () => {
 });
 
 describe('REST API', () => {
-  /** The document a stage's GET /openapi.json returns, decoded from its response template. */
-  const servedDocument = (template: Template) => {
+  /**
+   * The document a stage's GET /openapi.json returns, decoded from its response template: base64
+   * parts joined by the stage URL that API Gateway fills in (`stageUrl`, as the variables give it).
+   */
+  const servedDocument = (template: Template, stageUrl = STAGE_URL_TEMPLATE) => {
     const [method] = Object.values(resourcesOf(template)).filter(
       (resource) => resource.Type === 'AWS::ApiGateway::Method' && resource.Properties?.HttpMethod === 'GET',
     );
     const integration = method?.Properties?.Integration as { IntegrationResponses: { ResponseTemplates: Record<string, string> }[] };
     const responseTemplate = integration.IntegrationResponses[0]!.ResponseTemplates['application/json']!;
-    return Buffer.from(/^\$util\.base64Decode\("([A-Za-z0-9+/=]*)"\)$/.exec(responseTemplate)![1]!, 'base64').toString('utf8');
+    return responseTemplate
+      .split(STAGE_URL_TEMPLATE)
+      .map((part) => Buffer.from(/^\$util\.base64Decode\("([A-Za-z0-9+/=]*)"\)$/.exec(part)![1]!, 'base64').toString('utf8'))
+      .join(stageUrl);
   };
 
-  it.each(STAGES)('%s: GET /openapi.json returns openapi.json from API Gateway itself, without a key', (stage) => {
-    const { template, stack } = byStage[stage];
-    const document = readFileSync(OPENAPI_PATH, 'utf8');
-    template.hasResourceProperties('AWS::ApiGateway::Resource', {
-      PathPart: 'openapi.json',
-      ParentId: { 'Fn::GetAtt': [logicalId(stack, stack.api.api), 'RootResourceId'] },
-    });
-    template.hasResourceProperties('AWS::ApiGateway::Method', {
-      HttpMethod: 'GET',
-      ResourceId: { Ref: logicalId(stack, stack.api.api.root.getResource('openapi.json')!) },
-      AuthorizationType: 'NONE',
-      Integration: {
-        Type: 'MOCK',
-        PassthroughBehavior: 'NEVER',
-        RequestTemplates: { 'application/json': '{"statusCode": 200}' },
-        IntegrationResponses: [{ StatusCode: '200', ResponseTemplates: { 'application/json': openApiResponseTemplate(document) } }],
-      },
-      MethodResponses: [{ StatusCode: '200' }],
-    });
-    expect(servedDocument(template)).toBe(document);
-    // API Gateway's limit on a mapping template.
-    expect(Buffer.byteLength(openApiResponseTemplate(document))).toBeLessThan(300 * 1024);
-  });
+  it.each(STAGES)(
+    '%s: GET /openapi.json returns openapi.json from API Gateway itself, without a key, naming the stage as its server',
+    (stage) => {
+      const { template, stack } = byStage[stage];
+      const document = serializeOpenApiDocument(buildOpenApiDocument(undefined, STAGE_URL_PLACEHOLDER, STAGE_SERVER_NOTE));
+      template.hasResourceProperties('AWS::ApiGateway::Resource', {
+        PathPart: 'openapi.json',
+        ParentId: { 'Fn::GetAtt': [logicalId(stack, stack.api.api), 'RootResourceId'] },
+      });
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'GET',
+        ResourceId: { Ref: logicalId(stack, stack.api.api.root.getResource('openapi.json')!) },
+        AuthorizationType: 'NONE',
+        Integration: {
+          Type: 'MOCK',
+          PassthroughBehavior: 'NEVER',
+          RequestTemplates: { 'application/json': '{"statusCode": 200}' },
+          IntegrationResponses: [{ StatusCode: '200', ResponseTemplates: { 'application/json': openApiResponseTemplate(document) } }],
+        },
+        MethodResponses: [{ StatusCode: '200' }],
+      });
+      // As served from https://abc123.execute-api.eu-west-1.amazonaws.com/prod: that URL is the default
+      // server, and the rest is the committed (local) document.
+      const stageUrl = `https://abc123.execute-api.${TEST_REGION}.amazonaws.com/${stage}`;
+      const served = servedDocument(template, stageUrl);
+      expect(JSON.parse(served).servers).toEqual([
+        {
+          url: '{base_url}',
+          description: expect.any(String),
+          variables: { base_url: { default: stageUrl, description: expect.stringContaining(STAGE_SERVER_NOTE) } },
+        },
+      ]);
+      expect(served).toBe(serializeOpenApiDocument(buildOpenApiDocument(undefined, stageUrl, STAGE_SERVER_NOTE)));
+      expect(served.replace(stageUrl, DEFAULT_BASE_URL).replace(STAGE_SERVER_NOTE, LOCAL_SERVER_NOTE)).toBe(
+        readFileSync(OPENAPI_PATH, 'utf8'),
+      );
+      expect(servedDocument(template)).toContain(`"default": "${STAGE_URL_TEMPLATE}"`);
+      // API Gateway's limit on a mapping template.
+      expect(Buffer.byteLength(openApiResponseTemplate(document))).toBeLessThan(300 * 1024);
+    },
+  );
 
   it("the served document states the stage's password policy", () => {
     const { template } = synthStage('prod', { passwordMinLength: '12', passwordMaxLength: '256' });

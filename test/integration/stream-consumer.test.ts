@@ -226,7 +226,9 @@ describe('stream consumer', () => {
       .filter((line) => line.includes('"_aws"'))
       .map((line) => JSON.parse(line));
     expect(emf).toEqual([expect.objectContaining({ undeliveredEvents: 2 })]);
-    expect(emf[0]._aws.CloudWatchMetrics[0].Dimensions).toEqual([]);
+    // One dimension set, the one the alarm names (test/hardening/alarm-metrics.test.ts matches them).
+    expect(emf[0]._aws.CloudWatchMetrics[0].Dimensions).toEqual([['consumer']]);
+    expect(emf[0].consumer).toBe('lifecycle-events');
 
     // The bus works again: the operator replays, as against a deployed stage.
     refuse = [];

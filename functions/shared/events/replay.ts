@@ -1,9 +1,15 @@
-import type { UndeliveredEventStore } from '#domain/undelivered-events';
+import type { UndeliveredEvent, UndeliveredEventStore } from '#domain/undelivered-events';
+import { readUndeliveredEventDays } from '#platform/config';
 import { deliverEvents, type EventSink, failureName } from './lifecycle-events';
 
 export interface ReplayOutcome {
-  /** Events kept when the replay began. */
+  /** Events kept when the replay began, within their retention. */
   readonly undelivered: number;
+  /**
+   * Kept past their retention (DynamoDB's TTL had not removed them yet): never published, removed
+   * (unless a dry run). Present only when there were some.
+   */
+  readonly expired?: number;
   /** Published (deletions recorded in the ledger first) and removed from the store. */
   readonly replayed: number;
   /** Still undelivered: kept for the next replay. */
@@ -12,19 +18,31 @@ export interface ReplayOutcome {
   readonly failure?: string;
 }
 
+/** Whether a kept event is past its retention: the moment its TTL (`expires_at`, whole seconds) is reached. */
+const expiredAt = (event: UndeliveredEvent, retentionDays: number, now: number) =>
+  now >= (Math.ceil(Date.parse(event.keptAt) / 1000) + retentionDays * 86_400) * 1000;
+
 /**
  * `admin replay-events`: publishes every kept event through `sink`, oldest first (each deletion
  * recorded in the ledger first), and removes it once accepted. Safe to run again: what failed stays
  * kept, and an event published twice (a crash between publish and removal) is one that consumers
- * already de-duplicate.
+ * already de-duplicate. An event past its retention (`retentionDays`, UNDELIVERED_EVENT_DAYS) is
+ * never published and is removed: DynamoDB's TTL deletes expired items only within days, and the
+ * promise is that an undelivered event lives no longer than its retention.
  */
 export async function replayUndelivered(
   store: UndeliveredEventStore,
   sink: EventSink,
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; retentionDays?: number; now?: number } = {},
 ): Promise<ReplayOutcome> {
-  const kept = await store.list();
-  if (options.dryRun) return { undelivered: kept.length, replayed: 0, failed: 0 };
+  const retentionDays = options.retentionDays ?? readUndeliveredEventDays();
+  const now = options.now ?? Date.now();
+  const all = await store.list();
+  const expired = all.filter((event) => expiredAt(event, retentionDays, now));
+  const kept = all.filter((event) => !expired.includes(event));
+  const expiredCount = expired.length > 0 ? { expired: expired.length } : {};
+  if (options.dryRun) return { undelivered: kept.length, ...expiredCount, replayed: 0, failed: 0 };
+  for (const { id } of expired) await store.remove(id);
   let replayed = 0;
   let failure: string | undefined;
   // One at a time, oldest first: each removed as soon as it is accepted.
@@ -42,5 +60,5 @@ export async function replayUndelivered(
       failure ??= failureName(error);
     }
   }
-  return { undelivered: kept.length, replayed, failed: kept.length - replayed, ...(failure && { failure }) };
+  return { undelivered: kept.length, ...expiredCount, replayed, failed: kept.length - replayed, ...(failure && { failure }) };
 }

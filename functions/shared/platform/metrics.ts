@@ -9,8 +9,15 @@ export const REQUESTS_METRIC = 'requests';
  */
 export const METRIC_DIMENSIONS = ['operation', 'outcome'] as const;
 
-/** Lifecycle events kept for replay after every delivery try failed (no dimension): its alarm fires on the first. */
+/** Lifecycle events kept for replay after every delivery try failed: its alarm fires on the first. */
 export const UNDELIVERED_EVENTS_METRIC = 'undeliveredEvents';
+
+/**
+ * The undelivered-events count's one dimension set. An EMF line needs at least one set (Powertools
+ * prints `"Dimensions":[]` when there is none, which the specification's schema refuses), and the
+ * alarm must name exactly the same set, as CloudWatch matches a metric by all its dimensions.
+ */
+export const UNDELIVERED_EVENTS_DIMENSIONS = { consumer: 'lifecycle-events' } as const;
 
 /** The outcome of a request the function answered with 500. */
 export const FAILED_OUTCOME = 'failed';
