@@ -268,12 +268,24 @@ export async function exportUsers(args: string[], connect: (tables: TableOptions
       })
     : undefined;
   const out = file ? file.createWriteStream() : process.stdout;
+  /** The first write error (a full disk, a closed pipe): it ends the export with one line and exit 1, never a stack trace. */
+  let writeError: NodeJS.ErrnoException | undefined;
+  const onError = (error: NodeJS.ErrnoException) => {
+    writeError ??= error;
+  };
+  out.on('error', onError);
   let written = 0;
   for await (const user of context.store.exportUsers(ownerId)) {
-    if (!out.write(`${JSON.stringify(user)}\n`)) await once(out, 'drain');
+    if (writeError !== undefined) break;
+    if (!out.write(`${JSON.stringify(user)}\n`)) await once(out, 'drain').catch(() => undefined);
     written++;
   }
-  if (file) await new Promise<void>((resolve) => out.end(() => resolve()));
+  if (file) await finished(out.end()).catch(onError);
+  if (writeError !== undefined) {
+    throw new Error(
+      `Cannot write ${path ?? 'stdout'} (${writeError.code ?? writeError.name}): the export stopped after ${written} users and is incomplete${path ? '; delete it and export again' : ''}`,
+    );
+  }
   process.stderr.write(
     `Exported ${written} users${path ? ` to ${path}` : ''}: the export holds their password hashes; keep it as secret as the keys.\n`,
   );

@@ -4,7 +4,8 @@
  * `\n` only, CRLF and a leading BOM accepted); bytes that are not UTF-8, a line over 1 MiB, a name
  * given twice, a date that does not exist each fail their line alone; an input that is not a
  * regular file and a report that is not a new file are refused before anything is written; a
- * report that cannot be written ends the import with its counts, one line and exit 1.
+ * report that cannot be written ends the import with its counts, one line and exit 1 (and an
+ * export's file, the export).
  */
 
 import { execFileSync, spawn } from 'node:child_process';
@@ -274,6 +275,23 @@ describe('import-users refuses files it must not read or write', () => {
     for (const [i, email] of emails.entries())
       expect(await profile(owner.ownerEmail, email)).toEqual(401 + i <= lastLine ? expect.anything() : undefined);
   }, 60_000);
+});
+
+describe('export-users', () => {
+  it('ends the export when its file cannot be written: one line, exit 1, no stack trace', async () => {
+    const owner = await newOwner('hostile-export');
+    const hash = '$2b$04$abcdefghijklmnopqrstuuKq9KY8c7WJpV8VJm1xTgW7CB0wSxjJ.';
+    const input = fileOf(...Array.from({ length: 60 }, () => `${json({ user_email: uniqueEmail('export-full'), password_hash: hash })}\n`));
+    expect((await admin('import-users', owner.ownerEmail, input)).stdout).toBe(counts(60, 0, 0));
+    const output = join(dir, 'full-export.jsonl');
+    const run = await runLimited(['export-users', owner.ownerEmail, '--output', output]);
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    expect(run.stderr).toMatch(
+      /^Cannot write (.+) \(EFBIG\): the export stopped after \d+ users and is incomplete; delete it and export again\n$/,
+    );
+    expect(run.stderr).toContain(output);
+    expect(statSync(output).size).toBeLessThanOrEqual(4096);
+  }, 120_000);
 });
 
 /** admin/cli.ts with a 4 KiB limit on the size of any file it writes (RLIMIT_FSIZE; Node ignores SIGXFSZ, so a write past it fails with EFBIG). */
