@@ -6,13 +6,13 @@
  */
 
 import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { type FileHandle, open } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '#domain/passwords';
 import { decideLine, IMPORT_REASONS, type ImportCandidate, type ImportCounts, type UserTransferStore } from '#domain/user-transfer';
 import type { PasswordSettings } from '#platform/config';
+import { createReport, fileLines, openImportFile } from './import-file';
 import { UsageError } from './key-commands';
 
 export const TRANSFER_USAGE = `  import-users <owner-email> <file> [--dry-run] [--report FILE]
@@ -68,17 +68,42 @@ export async function importUsers(
   const [ownerEmail, file, ...rest] = positionals;
   if (!ownerEmail || !file || rest.length > 0)
     throw new UsageError('usage: npm run admin -- import-users <owner-email> <file> [--dry-run] [--report FILE]');
-  const context = connect(tablesOf(values));
-  const ownerId = await context.ownerIdOf(ownerEmail);
-  const input = createReadStream(file);
-  await new Promise<void>((resolve, reject) => {
-    input.once('open', () => resolve());
-    input.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`Cannot read ${file}: ${error.code ?? error.name}`)));
+  const { handle: input, stats } = await openImportFile(file);
+  let report: FileHandle | undefined;
+  let ownerId: string;
+  let context: TransferContext;
+  try {
+    context = connect(tablesOf(values));
+    ownerId = await context.ownerIdOf(ownerEmail);
+    if (typeof values.report === 'string') report = await createReport(values.report, stats);
+  } catch (error) {
+    await input.close();
+    throw error;
+  }
+  // From here the streams own the files and close them.
+  return runImport({ input, size: stats.size, report, reportPath: String(values.report) }, context, ownerId, {
+    ownerEmail,
+    dryRun: values['dry-run'] === true,
+    stdout,
+    stderr,
   });
-  const report: NodeJS.WritableStream =
-    typeof values.report === 'string' ? createWriteStream(values.report as string, { mode: 0o600 }) : stderr;
-  const progress = importProgress(stderr, (await stat(file)).size);
-  const dryRun = values['dry-run'] === true;
+}
+
+/** The import proper, once its files are open and its owner known. */
+async function runImport(
+  files: { input: FileHandle; size: number; report: FileHandle | undefined; reportPath: string },
+  context: TransferContext,
+  ownerId: string,
+  { ownerEmail, dryRun, stdout, stderr }: CommandOutput & { ownerEmail: string; dryRun: boolean },
+): Promise<{ counts: ImportCounts; exitCode: 0 | 1 }> {
+  const input = files.input.createReadStream();
+  const report = files.report?.createWriteStream();
+  /** The report's first write error: it ends the import (a failed line must never go unreported). */
+  let reportError: NodeJS.ErrnoException | undefined;
+  report?.on('error', (error) => {
+    reportError ??= error;
+  });
+  const progress = importProgress(stderr, files.size);
   const passwords = context.passwords();
   const counts: ImportCounts = { imported: 0, exists: 0, failed: 0 };
   const seen = new Map<string, number>();
@@ -90,8 +115,11 @@ export async function importUsers(
 
   const fail = (line: number, userEmail: string | null, reason: string) => {
     counts.failed++;
-    if (report === stderr) progress.clear();
-    report.write(`${JSON.stringify({ line, user_email: userEmail, reason })}\n`);
+    const entry = `${JSON.stringify({ line, user_email: userEmail, reason })}\n`;
+    if (!report) {
+      progress.clear();
+      stderr.write(entry);
+    } else if (reportError === undefined) report.write(entry);
   };
   const write = async (candidate: ImportCandidate) => {
     if (dryRun) {
@@ -109,9 +137,9 @@ export async function importUsers(
     counts[created ? 'imported' : 'exists']++;
   };
 
-  /** One line: its outcome decided, or its write started. */
+  /** One line: its outcome decided, or its write started. A blank line (JSON whitespace only) is skipped. */
   const take = (text: string) => {
-    if (text.trim() === '') return;
+    if (BLANK.test(text)) return;
     const decision = decideLine(text, passwords.passwordPolicy, ownerEmail);
     if ('failed' in decision) {
       fail(lineNumber, decision.userEmail, decision.failed);
@@ -133,27 +161,46 @@ export async function importUsers(
     inFlight.add(task);
   };
 
-  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
-    lineNumber++;
-    if (stopped !== undefined) break;
-    bytesRead += Buffer.byteLength(text) + 1;
-    take(text);
-    progress.update(lineNumber, bytesRead, counts);
-    if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+  try {
+    for await (const line of fileLines(input)) {
+      if (stopped !== undefined || reportError !== undefined) break;
+      lineNumber = line.number;
+      bytesRead = line.bytesRead;
+      if ('failed' in line) fail(lineNumber, null, line.failed);
+      else take(line.text);
+      progress.update(lineNumber, bytesRead, counts);
+      if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+      // The report is written as fast as the file is read, never buffered without bound.
+      if (report?.writableNeedDrain && reportError === undefined) await once(report, 'drain').catch(() => undefined);
+    }
+  } catch (error) {
+    // A read error after the file opened (EIO, a file truncated under us): the import stops here.
+    stopped ??= error;
   }
+  input.destroy();
   await Promise.all(inFlight);
   progress.done(lineNumber, bytesRead, counts);
-  input.destroy();
-  if (report !== stderr) await new Promise<void>((resolve) => report.end(() => resolve()));
+  if (report) {
+    await finished(report.end()).catch((error: NodeJS.ErrnoException) => {
+      reportError ??= error;
+    });
+  }
   stdout.write(`${JSON.stringify(counts)}\n`);
-  if (stopped !== undefined) {
+  if (reportError !== undefined) {
+    stderr.write(
+      `Cannot write the report ${files.reportPath} (${reportError.code ?? reportError.name}): the import stopped after line ${lineNumber}; run it again with a new --report to finish: imported lines report "exists"\n`,
+    );
+  } else if (stopped !== undefined) {
     // By name only: a storage error's text may quote an item. A rerun finishes the job.
     stderr.write(
       `Import stopped after line ${lineNumber} (${(stopped as Error).name ?? 'error'}); run it again to finish: imported lines report "exists"\n`,
     );
   }
-  return { counts, exitCode: counts.failed > 0 || stopped !== undefined ? 1 : 0 };
+  return { counts, exitCode: counts.failed > 0 || stopped !== undefined || reportError !== undefined ? 1 : 0 };
 }
+
+/** A line of JSON whitespace only (space, tab, CR): skipped, as the contract's blank lines are. */
+const BLANK = /^[ \t\r]*$/;
 
 const tablesOf = (values: Record<string, unknown>): TableOptions => ({
   ...(typeof values['users-table'] === 'string' && { usersTable: values['users-table'] }),
@@ -221,12 +268,24 @@ export async function exportUsers(args: string[], connect: (tables: TableOptions
       })
     : undefined;
   const out = file ? file.createWriteStream() : process.stdout;
+  /** The first write error (a full disk, a closed pipe): it ends the export with one line and exit 1, never a stack trace. */
+  let writeError: NodeJS.ErrnoException | undefined;
+  const onError = (error: NodeJS.ErrnoException) => {
+    writeError ??= error;
+  };
+  out.on('error', onError);
   let written = 0;
   for await (const user of context.store.exportUsers(ownerId)) {
-    if (!out.write(`${JSON.stringify(user)}\n`)) await once(out, 'drain');
+    if (writeError !== undefined) break;
+    if (!out.write(`${JSON.stringify(user)}\n`)) await once(out, 'drain').catch(() => undefined);
     written++;
   }
-  if (file) await new Promise<void>((resolve) => out.end(() => resolve()));
+  if (file) await finished(out.end()).catch(onError);
+  if (writeError !== undefined) {
+    throw new Error(
+      `Cannot write ${path ?? 'stdout'} (${writeError.code ?? writeError.name}): the export stopped after ${written} users and is incomplete${path ? '; delete it and export again' : ''}`,
+    );
+  }
   process.stderr.write(
     `Exported ${written} users${path ? ` to ${path}` : ''}: the export holds their password hashes; keep it as secret as the keys.\n`,
   );

@@ -12,6 +12,9 @@ import type { UserRecord } from './users';
 /** Why an import line writes nothing: the contract's reasons, exactly. */
 export const IMPORT_REASONS = {
   notJson: 'not JSON',
+  notUtf8: 'not valid UTF-8',
+  lineTooLong: 'line too long',
+  duplicateField: (name: string) => `duplicate field ${name}`,
   invalidEmail: 'invalid user_email',
   noPassword: 'password_hash or user_password required',
   bothPasswords: 'password_hash and user_password both given',
@@ -34,7 +37,70 @@ export interface ImportCandidate {
 
 export type LineDecision = { readonly candidate: ImportCandidate } | { readonly failed: string; readonly userEmail: string | null };
 
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** An RFC 3339 date-time: a date, a time to the minute at least, and `Z` or an offset. */
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The instant a `created_at` names, as the store keeps it (UTC, milliseconds), or undefined when it
+ * names none. Each component is checked against the calendar, because `Date.parse` rolls over
+ * what does not exist (February 30th becomes March 2nd, 24:00 the next day); the result stays
+ * within years 0000 to 9999.
+ */
+export function instantOf(text: string): string | undefined {
+  const parts = ISO_INSTANT.exec(text);
+  if (!parts) return undefined;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = parts
+    .slice(1)
+    .map((part) => Number(part ?? 0));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  if (days === undefined || day < 1 || day > days || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  const iso = new Date(at).toISOString();
+  return /^\d{4}-/.test(iso) ? iso : undefined;
+}
+
+/**
+ * The first name the line's object gives twice, or undefined: `JSON.parse` keeps the last one
+ * silently, so `{"user_email":"a@x","user_email":"b@x"}` would import `b@x` unseen. Only the
+ * object's own names count (a nested object is the value of a field the import ignores); names are
+ * compared decoded, so `"\u0075ser_email"` is `user_email`. `text` is JSON that `JSON.parse` has
+ * read as an object, so a scan of its strings and brackets is enough.
+ */
+export function duplicateName(text: string): string | undefined {
+  const names = new Set<string>();
+  let depth = 0;
+  let nameNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      let end = text.indexOf('"', i + 1);
+      // A quote is escaped when an odd number of backslashes precede it.
+      for (;;) {
+        let slash = end - 1;
+        while (text.charCodeAt(slash) === 0x5c) slash--;
+        if ((end - 1 - slash) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (depth === 1 && nameNext) {
+        const raw = text.slice(i + 1, end);
+        const name = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        if (names.has(name)) return name;
+        names.add(name);
+        nameNext = false;
+      }
+      i = end;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth++;
+      nameNext = depth === 1;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+    else if (c === 0x2c /* , */ && depth === 1) nameNext = true;
+  }
+  return undefined;
+}
 
 /**
  * What one line of an import file asks for, or why it fails; a line that holds no JSON object is
@@ -50,8 +116,11 @@ export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: str
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { failed: IMPORT_REASONS.notJson, userEmail: null };
   const line = value as Record<string, unknown>;
-  const given = typeof line.user_email === 'string' ? line.user_email : null;
+  const duplicate = duplicateName(text);
+  // A user_email given twice is not given "as given": the report shows null for it.
+  const given = typeof line.user_email === 'string' && duplicate !== 'user_email' ? line.user_email : null;
   const fail = (reason: string): LineDecision => ({ failed: reason, userEmail: given });
+  if (duplicate !== undefined) return fail(IMPORT_REASONS.duplicateField(duplicate));
   // The API's own e-mail rule (trimmed, lower-cased, at most 254 characters).
   if (given === null || !validators.deleteUser({ user_email: given })) return fail(IMPORT_REASONS.invalidEmail);
   const email = normalizeEmail(given);
@@ -64,9 +133,8 @@ export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: str
     if (length < policy.minLength || length > policy.maxLength) return fail(IMPORT_REASONS.passwordPolicy);
   }
   if (shouldReset !== undefined && typeof shouldReset !== 'boolean') return fail(IMPORT_REASONS.shouldReset);
-  if (createdAt !== undefined && (typeof createdAt !== 'string' || !ISO_INSTANT.test(createdAt) || Number.isNaN(Date.parse(createdAt)))) {
-    return fail(IMPORT_REASONS.createdAt);
-  }
+  const instant = typeof createdAt === 'string' ? instantOf(createdAt) : undefined;
+  if (createdAt !== undefined && instant === undefined) return fail(IMPORT_REASONS.createdAt);
   if (email === normalizeEmail(ownerEmail)) return fail(IMPORT_REASONS.whiteLabel);
   return {
     candidate: {
@@ -74,7 +142,7 @@ export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: str
       ...(typeof hash === 'string' && { passwordHash: hash }),
       ...(typeof password === 'string' && { password }),
       shouldResetPassword: shouldReset === true,
-      ...(typeof createdAt === 'string' && { createdAt: new Date(Date.parse(createdAt)).toISOString() }),
+      ...(instant !== undefined && { createdAt: instant }),
     },
   };
 }
