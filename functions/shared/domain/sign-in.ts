@@ -13,8 +13,8 @@ import { verifyHash } from './password-hashes';
 import { hashPassword } from './passwords';
 
 /**
- * NIST SP 800-63B-4, 3.2.2: the verifier "SHALL limit consecutive failed authentication attempts
- * on a single account to no more than 100". Past it the account signs in again after a reset.
+ * NIST SP 800-63B (section 5.2.2 of revision 3): the verifier "SHALL limit consecutive failed
+ * authentication attempts on a single account to no more than 100". Past it, a reset unlocks.
  */
 export const MAX_FAILED_SIGN_INS = 100;
 
