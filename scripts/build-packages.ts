@@ -3,4 +3,10 @@
 import { fileURLToPath } from 'node:url';
 import { buildPackages } from '../codegen/packages';
 
-for (const file of await buildPackages(fileURLToPath(new URL('..', import.meta.url)))) console.error(`wrote ${file}`);
+try {
+  for (const file of await buildPackages(fileURLToPath(new URL('..', import.meta.url)))) console.error(`wrote ${file}`);
+} catch (error) {
+  // A type error or a declaration that does not stand alone: its text, without a stack.
+  console.error(`build:packages failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
