@@ -8,7 +8,7 @@
 
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { signIn as signInRule } from '#domain/sign-in';
+import { dummyHash, signIn as signInRule } from '#domain/sign-in';
 import { parseArgon2Setting } from '#platform/config';
 import { createSignInStore } from '#store/sign-in-store';
 
@@ -52,6 +52,7 @@ export function createSignIn(options: SignInOptions): SignIn {
   const setting = parseArgon2Setting(options.argon2Setting, 'argon2Setting');
   const client = new DynamoDBClient({ maxAttempts: 3, retryMode: 'standard', ...options.dynamodb });
   const store = createSignInStore(DynamoDBDocumentClient.from(client), options.usersTable);
+  void dummyHash(setting);
   return {
     async signIn(request: SignInRequest): Promise<SignInResult> {
       for (const field of ['ownerId', 'email', 'password'] as const) {

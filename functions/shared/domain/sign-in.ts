@@ -72,8 +72,11 @@ export const isCurrentHash = (stored: string, setting: Argon2Setting) =>
   stored.startsWith(`$argon2id$v=19$${formatArgon2Setting(setting)}$`);
 
 const dummies = new Map<string, Promise<string>>();
-/** A hash at the stage's setting of a password nobody knows, made once per setting and process. */
-function dummyHash(setting: Argon2Setting): Promise<string> {
+/**
+ * A hash at the stage's setting of a password nobody knows, made once per setting and process;
+ * the sign-in module starts it when it is built, so not even the first unknown e-mail waits for it.
+ */
+export function dummyHash(setting: Argon2Setting): Promise<string> {
   const key = formatArgon2Setting(setting);
   let dummy = dummies.get(key);
   if (!dummy) {
