@@ -1,7 +1,8 @@
 /**
  * The layers as a check (`npm run lint:ci`): the domain declares ports and imports no SDK, store or
- * HTTP code; the store never reaches up into HTTP; runtime code (functions/) imports nothing
- * build-time or local-only, and no devDependency but for types; no import cycles anywhere.
+ * HTTP code; the store never reaches up into HTTP; runtime code (functions/, and sign-in/, which a
+ * tool's back end runs) imports nothing build-time or local-only, and no devDependency but for
+ * types; the sign-in entry reaches nothing of the Lambda pipeline; no import cycles anywhere.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -45,14 +46,14 @@ module.exports = {
       name: 'runtime-not-build-time-or-local',
       comment: 'Runtime code (what the Lambda bundles hold) never imports build-time, local-only or test code.',
       severity: 'error',
-      from: { path: '^functions/' },
+      from: { path: '^(functions|sign-in)/' },
       to: { path: '^(codegen|local|scripts|bench|admin|lib|bin|test)/' },
     },
     {
       name: 'runtime-no-dev-dependencies',
       comment: 'A devDependency is not installed in a Lambda asset: runtime code may use one for its types only.',
       severity: 'error',
-      from: { path: '^functions/' },
+      from: { path: '^(functions|sign-in)/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
@@ -72,6 +73,21 @@ module.exports = {
         dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
         dependencyTypesNot: ['type-only'],
         pathNot: 'node_modules/openapi-fetch/',
+      },
+    },
+    {
+      name: 'sign-in-is-not-the-pipeline',
+      comment:
+        "The sign-in module runs in a tool's back end: through everything it imports, nothing of the Lambda pipeline (HTTP, events, the contract's validators), middy, Powertools or the CDK.",
+      severity: 'error',
+      from: { path: '^sign-in/' },
+      to: {
+        reachable: true,
+        path: [
+          '^functions/shared/(http|events|contract)/',
+          '^functions/[^/]+/handler',
+          'node_modules/(@middy|@aws-lambda-powertools|aws-cdk-lib|constructs|@types/aws-lambda)/',
+        ],
       },
     },
     {

@@ -1,7 +1,7 @@
 /**
  * docs/data-contract.md, followed step by step as the tool's engineers would: find the owner id,
  * write associated items under the documented key, delete the user through the API and find them
- * gone; verify a stored hash and honour should_reset_password with the documented calls.
+ * gone; sign in with the module and honour should_reset_password with the documented calls.
  */
 
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -9,7 +9,9 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hash, verify } from '@node-rs/argon2';
 import { formatArgon2Setting } from '#platform/config';
+import { localConnection } from '#store/client';
 import { processStores } from '#store/stores';
+import { createSignIn } from '../../sign-in/index';
 import { apiClient } from '../support/http-client';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
 
@@ -67,7 +69,7 @@ describe('the data contract', () => {
     expect(await collection(pk)).toEqual([]);
   });
 
-  it('a sign-in verifies the stored PHC string with argon2, and should_reset_password is honoured', async () => {
+  it('the sign-in module answers must-reset for a flagged user, and the documented update stores the new password', async () => {
     const email = uniqueEmail('sign-in');
     expect(
       (await api('/v1/createUser', { user_email: email, user_password: 'initial password', should_reset_password: 'true' })).status,
@@ -77,18 +79,24 @@ describe('the data contract', () => {
     expect(profile!.password_hash).toMatch(
       new RegExp(`^\\$argon2id\\$v=19\\$${formatArgon2Setting(argon2)}\\$[A-Za-z0-9+/]+\\$[A-Za-z0-9+/]+$`),
     );
-    expect(await verify(profile!.password_hash as string, 'initial password')).toBe(true);
-    expect(await verify(profile!.password_hash as string, 'a wrong password')).toBe(false);
     expect(profile!.should_reset_password).toBe(true);
+    // Section 2: the module, built from the stack outputs.
+    const users = createSignIn({
+      usersTable,
+      argon2Setting: formatArgon2Setting(argon2),
+      dynamodb: localConnection(process.env.DYNAMODB_ENDPOINT!),
+    });
+    expect(await users.signIn({ ownerId, email, password: 'a wrong password' })).toEqual({ outcome: 'wrong' });
+    expect(await users.signIn({ ownerId, email, password: 'initial password' })).toEqual({ outcome: 'must-reset' });
 
     // The documented reset at sign-in: new hash and cleared flag in one conditional update.
     // At the stage's own setting (the stack's output Argon2Setting; ARGON2_SETTING locally), as the service hashes.
-    const passwordHash = await hash('chosen at sign-in', { algorithm: 2, ...argon2 });
+    const passwordHash = await hash('chosen at sign-in'.normalize('NFC'), { algorithm: 2, ...argon2 });
     await db.send(
       new UpdateCommand({
         TableName: usersTable,
         Key: key,
-        UpdateExpression: 'SET password_hash = :hash, should_reset_password = :false, updated_at = :now',
+        UpdateExpression: 'SET password_hash = :hash, should_reset_password = :false, updated_at = :now REMOVE failed_sign_ins',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
         ExpressionAttributeValues: { ':hash': passwordHash, ':false': false, ':now': new Date().toISOString() },
       }),
@@ -96,6 +104,7 @@ describe('the data contract', () => {
     const { Item: after } = await db.send(new GetCommand({ TableName: usersTable, Key: key, ConsistentRead: true }));
     expect(after!.should_reset_password).toBe(false);
     expect(await verify(after!.password_hash as string, 'chosen at sign-in')).toBe(true);
+    expect(await users.signIn({ ownerId, email, password: 'chosen at sign-in' })).toEqual({ outcome: 'ok' });
     // The service's own reset still works on the result, and leaves the flag alone.
     expect((await api('/v1/resetUserPassword', { user_email: email, new_password: 'reset by the owner' })).status).toBe(200);
     const { Item: reset } = await db.send(new GetCommand({ TableName: usersTable, Key: key, ConsistentRead: true }));

@@ -64,6 +64,20 @@ describe('lifecycleEventOf', () => {
     ).toBeUndefined();
   });
 
+  it('MODIFY by a sign-in: no event for its count of failures or its rehash; a reset after a rehash is still one', () => {
+    const counted = { ...profile, failed_sign_ins: 3 };
+    expect(lifecycleEventOf(change('MODIFY', { old: profile, new: counted }))).toBeUndefined();
+    expect(lifecycleEventOf(change('MODIFY', { old: counted, new: profile }))).toBeUndefined();
+    const rehashed = {
+      ...profile,
+      password_hash: '$argon2id$v=19$m=7168,t=5,p=1$c2FsdA$cmVoYXNo',
+      password_rehashed_at: '2026-05-02T09:00:00.000Z',
+    };
+    expect(lifecycleEventOf(change('MODIFY', { old: counted, new: rehashed }))).toBeUndefined();
+    const reset = { ...rehashed, password_hash: '$argon2id$v=19$m=7168,t=5,p=1$c2FsdA$cmVzZXQ', updated_at: '2026-05-02T10:00:00.000Z' };
+    expect(lifecycleEventOf(change('MODIFY', { old: rehashed, new: reset }))?.['detail-type']).toBe('UserPasswordReset');
+  });
+
   it('REMOVE: UserDeleted at the stream time, never before the last write; owner accounts say white_label', () => {
     const deleted = lifecycleEventOf(change('REMOVE', { old: { ...profile, white_label: true } }, 1_777_629_660));
     expect(deleted).toEqual({

@@ -6,7 +6,7 @@
 import { validators } from '#contract/generated/validators';
 import type { PasswordPolicy } from '#platform/config';
 import { normalizeEmail } from './email';
-import { hashFormat } from './password-hashes';
+import { checkHash } from './password-hashes';
 import type { UserRecord } from './users';
 
 /** Why an import line writes nothing: the contract's reasons, exactly. */
@@ -19,6 +19,7 @@ export const IMPORT_REASONS = {
   noPassword: 'password_hash or user_password required',
   bothPasswords: 'password_hash and user_password both given',
   unsupportedHash: 'unsupported password_hash format',
+  costlyHash: 'password_hash too costly to verify',
   passwordPolicy: 'user_password outside the password policy',
   shouldReset: 'should_reset_password must be a boolean',
   createdAt: 'invalid created_at',
@@ -127,7 +128,10 @@ export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: str
   const { password_hash: hash, user_password: password, should_reset_password: shouldReset, created_at: createdAt } = line;
   if (hash === undefined && password === undefined) return fail(IMPORT_REASONS.noPassword);
   if (hash !== undefined && password !== undefined) return fail(IMPORT_REASONS.bothPasswords);
-  if (hash !== undefined && (typeof hash !== 'string' || hashFormat(hash) === undefined)) return fail(IMPORT_REASONS.unsupportedHash);
+  if (hash !== undefined) {
+    const verdict = typeof hash === 'string' ? checkHash(hash) : ({ refused: 'unsupported' } as const);
+    if ('refused' in verdict) return fail(verdict.refused === 'too-costly' ? IMPORT_REASONS.costlyHash : IMPORT_REASONS.unsupportedHash);
+  }
   if (password !== undefined) {
     const length = typeof password === 'string' && password.isWellFormed() ? [...password].length : -1;
     if (length < policy.minLength || length > policy.maxLength) return fail(IMPORT_REASONS.passwordPolicy);

@@ -9,7 +9,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { EVENT_SOURCE, type LifecycleDetail, type LifecycleEvent, type LifecycleEventType } from '#contract/lifecycle-events';
 import type { Deletion } from '#domain/deletions';
 import { type UndeliveredEvent, undeliveredEventId } from '#domain/undelivered-events';
-import { PROFILE_SK, USERS_TABLE } from '#store/table-layout';
+import { PROFILE_SK, REHASHED_AT_ATTRIBUTE, USERS_TABLE } from '#store/table-layout';
 
 /**
  * A stream record as both Lambda (DynamoDBStreamEvent) and the DynamoDB Streams API hand it over:
@@ -58,7 +58,7 @@ const detailOf = (item: Image, occurredAt: string) => ({
 
 /**
  * The event a change means, or undefined: associated items, updates that leave the password as it
- * was, and anything not shaped like a profile produce none.
+ * was (a sign-in's count, its upgrade of the hash), and anything not shaped like a profile produce none.
  */
 export function lifecycleEventOf(record: ChangeRecord): LifecycleEvent | undefined {
   if (!isProfileChange(record)) return undefined;
@@ -80,7 +80,11 @@ export function lifecycleEventOf(record: ChangeRecord): LifecycleEvent | undefin
         should_reset_password: after.should_reset_password === true,
       });
     case 'MODIFY':
+      // A reset changes the hash. So does a sign-in's upgrade to argon2id, which marks its write
+      // with a new rehash time: the same password, no event. A change of the failed sign-in count
+      // leaves the hash as it was: no event either.
       if (!before || !after || before.password_hash === after.password_hash) return undefined;
+      if (after[REHASHED_AT_ATTRIBUTE] !== undefined && after[REHASHED_AT_ATTRIBUTE] !== before[REHASHED_AT_ATTRIBUTE]) return undefined;
       return event('UserPasswordReset', detailOf(after, first(after.updated_at, approximateTime(record)) ?? new Date().toISOString()));
     case 'REMOVE':
       if (!before) return undefined;

@@ -89,6 +89,18 @@ export const idempotencyRecordKey = (ownerId: string, keyDigest: string) => ({ p
 /** Sort key of a user's profile item; every other item in the collection is associated data. */
 export const PROFILE_SK = 'PROFILE';
 
+/**
+ * The profile's count of consecutive failed sign-ins. resetUserPassword removes it (users-store.ts);
+ * neither it nor an upgrade's rehash is a lifecycle event (events/lifecycle-events.ts); the sign-in module counts it (sign-in-store.ts).
+ */
+export const FAILED_SIGN_INS_ATTRIBUTE = 'failed_sign_ins';
+
+/**
+ * When a sign-in last replaced the hash with argon2id at the stage's setting: the mark by which the
+ * stream consumer tells this write from a password reset.
+ */
+export const REHASHED_AT_ATTRIBUTE = 'password_rehashed_at';
+
 /** Primary key of a user's profile. */
 export const userKey = (ownerId: string, email: string) => ({ pk: userPk(ownerId, email), sk: PROFILE_SK });
 
