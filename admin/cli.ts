@@ -60,6 +60,8 @@ function connect(tables: TableOptions): TransferContext & { owners: OwnerStore }
 }
 
 async function main(): Promise<void> {
+  // `--help` anywhere, after any command: the usage on stdout and exit 0, as the contract says.
+  if (process.argv.slice(2).includes('--help')) return void process.stdout.write(`${USAGE}\n`);
   // Commands with options of their own; see admin/reapply-deletions.ts and admin/transfer-commands.ts.
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
   if (process.argv[2] === 'replay-events') {
