@@ -1,7 +1,8 @@
 /**
  * `npm run admin -- <command>`: manage white-label owners and their API keys (see USAGE, or
- * `--help`; the commands are in key-commands.ts). One line of JSON on stdout; an error is one
- * line on stderr and a non-zero exit (2 for a command line that cannot run, 1 for a failure).
+ * `--help`; the commands are in key-commands.ts). One line of JSON on stdout (export-users: one
+ * per user); an error is one line on stderr and a non-zero exit (2 for a command line that cannot
+ * run, an unknown owner or key included; 1 for a failure).
  * `reapply-deletions` (after a restore from backup) is in reapply-deletions.ts, `replay-events`
  * (lifecycle events kept after failing) in replay-events.ts.
  *
@@ -35,7 +36,8 @@ ${REPLAY_USAGE}
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
   --help                                   this text
 
-Prints one line of JSON. Errors: one line on stderr; exit 2 for a command line that cannot run, 1 for a failure.`;
+Prints one line of JSON (export-users: one line per user). Errors: one line on stderr; exit 2 for a command
+line that cannot run (an unknown owner or key included), 1 for a failure.`;
 
 /** Stores on the tables the command names, or the local engine's, found as `npm start` finds it. */
 function connect(tables: TableOptions): TransferContext & { owners: OwnerStore } {

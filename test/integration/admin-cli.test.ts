@@ -128,14 +128,15 @@ describe('admin CLI', () => {
     const owner = uniqueEmail('cli-errors');
     expect((await admin('create-owner', owner)).code).toBe(0);
     const nobody = uniqueEmail('nobody');
-    // [arguments, exit code, what stderr names]: 2 for a command line that cannot run, 1 for a failure.
+    // [arguments, exit code, what stderr names]: 2 for a command line that cannot run (an unknown owner
+    // or key included, as in import-users), 1 for a failure.
     // One of each kind through the real process; test/unit/key-commands.test.ts checks every option case.
     const cases: [string[], number, RegExp][] = [
       [[], 2, /no command/i],
       [['frobnicate', 'x'], 2, /unknown command/i],
-      [['issue-key', nobody], 1, /no owner/i],
-      [['list-keys', nobody], 1, /no owner/i],
-      [['revoke-key', 'key_0000000000000000'], 1, /no key/i],
+      [['issue-key', nobody], 2, /no owner/i],
+      [['list-keys', nobody], 2, /no owner/i],
+      [['revoke-key', 'key_0000000000000000'], 2, /no key/i],
       [['create-owner', 'not-an-email'], 2, /invalid e-mail/i],
       [['issue-key', owner, '--operations', 'createUser,dropTable'], 2, /unknown operation "dropTable"/i],
       [['issue-key', owner, '--expires-at', '2020-01-01T00:00:00Z'], 2, /not in the future/],
