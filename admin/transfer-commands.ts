@@ -69,6 +69,8 @@ export async function importUsers(
   if (!ownerEmail || !file || rest.length > 0)
     throw new UsageError('usage: npm run admin -- import-users <owner-email> <file> [--dry-run] [--report FILE]');
   const context = connect(tablesOf(values));
+  // Before anything is read or written: a deployed stage refuses to run without its argon2id setting.
+  const passwords = context.passwords();
   const ownerId = await context.ownerIdOf(ownerEmail);
   const input = createReadStream(file);
   await new Promise<void>((resolve, reject) => {
@@ -79,7 +81,6 @@ export async function importUsers(
     typeof values.report === 'string' ? createWriteStream(values.report as string, { mode: 0o600 }) : stderr;
   const progress = importProgress(stderr, (await stat(file)).size);
   const dryRun = values['dry-run'] === true;
-  const passwords = context.passwords();
   const counts: ImportCounts = { imported: 0, exists: 0, failed: 0 };
   const seen = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();

@@ -1,16 +1,21 @@
 /** `npm run admin -- ...` against DynamoDB Local: one line of JSON on stdout, errors on stderr. */
 
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from '@jest/globals';
 import { digestApiKey } from '#domain/api-keys';
 import { hourOf } from '#domain/owners';
 import { processStores } from '#store/stores';
+import { userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { invoke } from '../support/events';
 import { uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
 
-const { stores } = processStores();
+const { config, stores } = processStores();
 
 const env: NodeJS.ProcessEnv = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
 const admin = (...args: string[]) => runScript('admin/cli.ts', args, env);
@@ -121,6 +126,36 @@ describe('admin CLI', () => {
       for (const text of ['create-owner', 'issue-key', 'list-keys', 'revoke-key', '--operations', '--expires-in', '--expires-at']) {
         expect(result.stdout).toContain(text);
       }
+    }
+  }, 60_000);
+
+  it("hashes a clear password with the argon2id setting it is given, and refuses a deployed stage's tables without one", async () => {
+    const email = uniqueEmail('cli-argon2');
+    const created = await admin('create-owner', email, '--argon2', 'm=19456,t=2,p=1');
+    expect([created.code, created.stderr]).toEqual([0, '']);
+    const owner = await stores.owners.findOwner(email);
+    const { Item } = await stores.client.send(new GetCommand({ TableName: config.usersTableName, Key: userKey(owner!.ownerId, email) }));
+    expect(Item?.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+
+    // A deployed stage's tables (no local engine named): no silent default, nothing read or written.
+    const { DYNAMODB_ENDPOINT: _endpoint, DYNAMODB_PORT: _port, ARGON2_SETTING: _setting, ...deployed } = env;
+    const stage = { ...deployed, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' };
+    const dir = mkdtempSync(join(tmpdir(), 'cli-argon2-'));
+    const tables = ['--users-table', 'stage-users', '--owners-table', 'stage-owners'];
+    const refusal =
+      "A deployed stage's tables need its argon2id setting: --argon2 <the stack output Argon2Setting> (or ARGON2_SETTING); see --help\n";
+    try {
+      const runs = await Promise.all([
+        runScript('admin/cli.ts', ['create-owner', uniqueEmail('stage'), ...tables], stage),
+        runScript('admin/cli.ts', ['import-users', email, join(dir, 'users.jsonl'), '--report', join(dir, 'report.txt'), ...tables], stage),
+      ]);
+      expect(runs.map((run) => [run.code, run.stdout, run.stderr])).toEqual([
+        [2, '', refusal],
+        [2, '', refusal],
+      ]);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 
