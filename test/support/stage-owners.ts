@@ -45,6 +45,7 @@ export async function scopedKey(ownerEmail: string, scope: KeyScope): Promise<st
 export async function keyWithoutOwnerAccount(runPrefix: string): Promise<string> {
   const { stores, usersTableName } = stageStores();
   const email = `${runPrefix}-gone-owner-${randomBytes(4).toString('hex')}@example.com`;
+  // The account's random password is hashed at the default setting: the account is removed right below.
   const key = await createOwner(stores.owners, email, { passwordPolicy: readPasswordPolicy(), argon2: DEFAULT_ARGON2_SETTING });
   issued.push(key.key_id);
   const owner = await stores.owners.findOwner(email);

@@ -69,7 +69,7 @@ const NOT_MEASURED: Record<string, string> = {
   '400 KB': "DynamoDB's item size limit",
   '100 requests/s': "prod's stage throttle, and the cost estimate's example load",
   '16 KB': "WAF's included body inspection",
-  '300 ms': "npm start's retry interval for an events file it cannot write",
+  '300 ms': "npm start's stream-read and retry interval (a setting)",
   '250 ms': "the import progress bar's redraw interval",
   '8.5 MB': 'arithmetic: 85 bytes per e-mail seen, times 100,000 lines',
   '2 MB': 'arithmetic: 10,000 digests of 64 hex characters',
