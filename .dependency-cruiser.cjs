@@ -23,7 +23,7 @@ module.exports = {
     },
     {
       name: 'contract-is-innermost',
-      comment: 'The contract (catalogue, messages, schemas) is read by every layer and reads none of them.',
+      comment: 'The contract (catalogue, messages, schemas) is read by every layer and reads none of them but the platform (its types).',
       severity: 'error',
       from: { path: '^functions/shared/contract/' },
       to: { path: '^functions/shared/(domain|store|http|events)/' },

@@ -1,7 +1,8 @@
 /**
  * `npm run admin -- <command>`: manage white-label owners and their API keys (see USAGE, or
- * `--help`; the commands are in key-commands.ts). One line of JSON on stdout; an error is one
- * line on stderr and a non-zero exit (2 for a command line that cannot run, 1 for a failure).
+ * `--help`; the commands are in key-commands.ts). One line of JSON on stdout (export-users: one
+ * per user); an error is one line on stderr and a non-zero exit (2 for a command line that cannot
+ * run, an unknown owner or key included; 1 for a failure).
  * `reapply-deletions` (after a restore from backup) is in reapply-deletions.ts, `replay-events`
  * (lifecycle events kept after failing) in replay-events.ts.
  *
@@ -15,7 +16,7 @@
 import { parseArgs } from 'node:util';
 import { normalizeEmail } from '#domain/email';
 import type { OwnerStore } from '#domain/owners';
-import { readPasswordSettings } from '#platform/config';
+import { type PasswordSettings, parseArgon2Setting, readPasswordSettings } from '#platform/config';
 import { createDocumentClient } from '#store/client';
 import { createOwnersStore } from '#store/owners-store';
 import { createUserTransferStore } from '#store/user-transfer-store';
@@ -33,15 +34,56 @@ ${REAPPLY_USAGE}
 ${REPLAY_USAGE}
 
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
+  --argon2 m=<KiB>,t=<n>,p=1               the argon2id setting create-owner and import-users hash a clear password
+                                           with (or ARGON2_SETTING): required against a deployed stage, where it is
+                                           the stack output Argon2Setting; locally npm start's default
   --help                                   this text
 
-Prints one line of JSON. Errors: one line on stderr; exit 2 for a command line that cannot run, 1 for a failure.`;
+Prints one line of JSON (export-users: one line per user). Errors: one line on stderr; exit 2 for a command
+line that cannot run (an unknown owner or key included), 1 for a failure.`;
+
+/** `--argon2 <setting>` (or `--argon2=<setting>`), taken out of the command line: every command that hashes reads it. */
+function takeArgon2Option(argv: string[]): string | undefined {
+  const at = argv.findIndex((arg) => arg === '--argon2' || arg.startsWith('--argon2='));
+  if (at < 0) return undefined;
+  const [arg] = argv.splice(at, 1);
+  if (arg !== '--argon2') return arg!.slice('--argon2='.length);
+  const value = argv.splice(at, 1)[0];
+  if (value === undefined || value.startsWith('--')) throw new UsageError('--argon2 needs a setting like m=7168,t=5,p=1; see --help');
+  return value;
+}
+
+/** `--argon2`, once main() has taken it out of the command line. */
+let argon2Option: string | undefined;
+
+/**
+ * The password settings a clear password is hashed with. Against a deployed stage's tables the
+ * argon2id setting must be given (`--argon2` or ARGON2_SETTING, the stack output Argon2Setting):
+ * a default there would silently hash at another cost than the stage's.
+ */
+function passwordSettings(deployed: boolean): () => PasswordSettings {
+  return () => {
+    const raw = argon2Option ?? process.env.ARGON2_SETTING;
+    if (deployed && !raw) {
+      throw new UsageError(
+        "A deployed stage's tables need its argon2id setting: --argon2 <the stack output Argon2Setting> (or ARGON2_SETTING); see --help",
+      );
+    }
+    const { passwordPolicy } = readPasswordSettings();
+    try {
+      return { passwordPolicy, argon2: parseArgon2Setting(raw, argon2Option !== undefined ? '--argon2' : 'ARGON2_SETTING') };
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  };
+}
 
 /** Stores on the tables the command names, or the local engine's, found as `npm start` finds it. */
 function connect(tables: TableOptions): TransferContext & { owners: OwnerStore } {
   const usersTableName = tables.usersTable ?? process.env.USERS_TABLE_NAME;
   const ownersTableName = tables.ownersTable ?? process.env.OWNERS_TABLE_NAME;
-  const db = createDocumentClient({ endpoint: adminEndpoint(usersTableName !== undefined && ownersTableName !== undefined) });
+  const endpoint = adminEndpoint(usersTableName !== undefined && ownersTableName !== undefined);
+  const db = createDocumentClient({ endpoint });
   const names = {
     usersTableName: usersTableName ?? LOCAL_TABLES.usersTableName,
     ownersTableName: ownersTableName ?? LOCAL_TABLES.ownersTableName,
@@ -55,11 +97,14 @@ function connect(tables: TableOptions): TransferContext & { owners: OwnerStore }
       if (!owner) throw new UsageError(`No owner ${normalizeEmail(email)}`);
       return owner.ownerId;
     },
-    passwords: readPasswordSettings,
+    passwords: passwordSettings(endpoint === undefined),
   };
 }
 
 async function main(): Promise<void> {
+  // `--help` anywhere, after any command: the usage on stdout and exit 0, as the contract says.
+  if (process.argv.slice(2).includes('--help')) return void process.stdout.write(`${USAGE}\n`);
+  argon2Option = takeArgon2Option(process.argv);
   // Commands with options of their own; see admin/reapply-deletions.ts and admin/transfer-commands.ts.
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
   if (process.argv[2] === 'replay-events') {
@@ -79,11 +124,11 @@ async function main(): Promise<void> {
     'expires-at': values['expires-at'],
   });
 
-  const { owners } = connect({
+  const { owners, passwords } = connect({
     ...(values['users-table'] !== undefined && { usersTable: values['users-table'] }),
     ...(values['owners-table'] !== undefined && { ownersTable: values['owners-table'] }),
   });
-  print(await runKeyCommand(owners, command, readPasswordSettings));
+  print(await runKeyCommand(owners, command, passwords));
 }
 
 function parseCommandLine() {

@@ -69,6 +69,15 @@ export function parseKeyCommand(positionals: readonly string[], options: KeyOpti
 
 /** Runs a checked command; resolves with what the CLI prints as one line of JSON. */
 export async function runKeyCommand(store: owners.OwnerStore, command: KeyCommand, passwords: () => PasswordSettings): Promise<unknown> {
+  try {
+    return await runChecked(store, command, passwords);
+  } catch (error) {
+    // An unknown owner or key is a command line that cannot run (exit 2), as in import-users.
+    throw error instanceof owners.UnknownTargetError ? new UsageError(error.message) : error;
+  }
+}
+
+async function runChecked(store: owners.OwnerStore, command: KeyCommand, passwords: () => PasswordSettings): Promise<unknown> {
   switch (command.command) {
     case 'create-owner':
       return owners.createOwner(store, command.email, passwords(), command.scope);

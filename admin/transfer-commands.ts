@@ -74,6 +74,8 @@ export async function importUsers(
   let context: TransferContext;
   try {
     context = connect(tablesOf(values));
+    // Before anything is read or written: a deployed stage refuses to run without its argon2id setting.
+    context.passwords();
     ownerId = await context.ownerIdOf(ownerEmail);
     if (typeof values.report === 'string') report = await createReport(values.report, stats);
   } catch (error) {

@@ -5,7 +5,6 @@
  */
 
 import { createHash } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
 import { issueKey, revokeKey } from '#domain/owners';
@@ -16,6 +15,7 @@ import { fakeDateOnly } from '../support/clock';
 import { observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
+import { scanAll } from '../support/scan';
 import { collection, ownerWithId, type TestOwner } from './support/world';
 
 const { config, stores } = processStores();
@@ -169,13 +169,11 @@ describe('keys are compared by digest', () => {
 
   it('nothing stored for the owner holds a key: only digests', async () => {
     const { api_key } = await newKey();
-    const { Items = [] } = await client.send(
-      new ScanCommand({
-        TableName: config.ownersTableName,
-        FilterExpression: 'owner_email = :e',
-        ExpressionAttributeValues: { ':e': owner.ownerEmail },
-      }),
-    );
+    const Items = await scanAll(client, {
+      TableName: config.ownersTableName,
+      FilterExpression: 'owner_email = :e',
+      ExpressionAttributeValues: { ':e': owner.ownerEmail },
+    });
     expect(Items.length).toBeGreaterThan(1);
     const stored = JSON.stringify(Items);
     expect(stored).not.toContain(api_key.slice(4));

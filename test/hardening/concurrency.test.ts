@@ -96,21 +96,66 @@ describe('concurrent reset and delete of one user never leave a half state', () 
       expect([200, 404]).toContain(reset.status);
       for (const r of removed) expect([200, 404]).toContain(r.status);
       expect(removed.some((r) => r.status === 200)).toBe(true);
-
-      const items = await collection(owner.ownerId, email);
-      if (created.status === 409) {
-        // The create ran while the user still existed, so the deletes that followed removed it all.
-        expect(items).toEqual([]);
-        continue;
-      }
-      // The create ran after a delete; a later delete may have removed it again.
-      if (items.length === 0) continue;
-      expect(items).toHaveLength(1);
-      expect(profileOf(items)).toBeDefined();
-      const candidates = ['created in the race', ...(reset.status === 200 ? ['reset in the race'] : [])];
-      const matches = await Promise.all(candidates.map((password) => storedPasswordIs(owner.ownerId, email, password)));
-      expect(matches).toContain(true);
+      // Whichever way the race went, the user ends in one of the states the forced orderings below
+      // reach each run: gone entirely, or back as one profile with a password someone set.
+      expect([
+        { created: 409, items: 0, passwordSetInRace: false },
+        { created: 200, items: 0, passwordSetInRace: false },
+        { created: 200, items: 1, passwordSetInRace: true },
+      ]).toContainEqual(await endState(email, created.status));
     }
+  });
+
+  /** The user after a race: how many items remain, and whether the profile's password is one sent in it. */
+  async function endState(email: string, created: number) {
+    const items = await collection(owner.ownerId, email);
+    const profile = profileOf(items);
+    const setInRace = await Promise.all(
+      ['created in the race', 'reset in the race'].map((password) => storedPasswordIs(owner.ownerId, email, password)),
+    );
+    return { created, items: items.length, passwordSetInRace: profile !== undefined && items.length === 1 && setInRace.includes(true) };
+  }
+
+  type Step = 'create' | 'reset' | 'delete';
+  const body = (step: Step, email: string) =>
+    step === 'create'
+      ? { user_email: email, user_password: 'created in the race' }
+      : step === 'reset'
+        ? { user_email: email, new_password: 'reset in the race' }
+        : { user_email: email };
+
+  // Every branch of the race above, forced by sending the same four requests in one order.
+  it.each([
+    ['create first (409), then reset and the deletes: gone', ['create', 'reset', 'delete', 'delete'], [409, 200, 200, 404], 0, null],
+    ['a delete, then the create, then the other delete: gone', ['delete', 'create', 'delete', 'reset'], [200, 200, 200, 404], 0, null],
+    [
+      'both deletes, then the create, then the reset: back with the reset password',
+      ['delete', 'delete', 'create', 'reset'],
+      [200, 404, 200, 200],
+      1,
+      'reset in the race',
+    ],
+    [
+      'both deletes and the reset, then the create: back with the created password',
+      ['delete', 'reset', 'delete', 'create'],
+      [200, 404, 404, 200],
+      1,
+      'created in the race',
+    ],
+  ] as const)('%s', async (_, steps, statuses, items, password) => {
+    const email = uniqueEmail('crd-forced');
+    expect((await api('/v1/createUser', { user_email: email, user_password: 'before the race' })).status).toBe(200);
+    await seedAssociatedData(owner.ownerId, email, 30);
+    const answered: number[] = [];
+    for (const step of steps)
+      answered.push(
+        (await api(`/v1/${step === 'create' ? 'createUser' : step === 'reset' ? 'resetUserPassword' : 'deleteUser'}`, body(step, email)))
+          .status,
+      );
+    expect(answered).toEqual(statuses);
+    const left = await collection(owner.ownerId, email);
+    expect(left.map((item) => item.sk)).toEqual(items === 0 ? [] : ['PROFILE']);
+    expect(await storedPasswordIs(owner.ownerId, email, password ?? 'before the race')).toBe(password !== null);
   });
 
   it("concurrent resets and deletes of the owner's own account are all refused (403) and leave it intact", async () => {

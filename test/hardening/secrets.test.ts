@@ -128,66 +128,85 @@ describe('beyond the contract suite: failures whose error text carries secrets',
   });
 });
 
+/**
+ * Judges everything captured so far: no log line holds a password sent, a hash or key digest
+ * stored, or an API key sent; no response leaks.
+ */
+async function judge(): Promise<void> {
+  const log = captured.lines.join('');
+  const { config, stores } = processStores();
+  const { client } = stores;
+  const stored = async (TableName: string) => {
+    const items: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(new ScanCommand({ TableName, ExclusiveStartKey }));
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  };
+  const hashes = (await stored(config.usersTableName)).map((item) => item.password_hash).filter((h): h is string => typeof h === 'string');
+  const digests = (await stored(config.ownersTableName))
+    .map((item) => item.pk as string)
+    .filter((pk) => pk.startsWith('KEY#'))
+    .map((pk) => pk.slice(4));
+
+  const secrets = [
+    ...[...captured.sentPasswords].filter((p) => p.length >= 8).map((value) => ['password', value]),
+    ...[...captured.sentKeys].filter((k) => k.length >= 8).map((value) => ['API key', value]),
+    ...[...captured.sentIdempotencyKeys].filter((k) => k.length >= 16).map((value) => ['Idempotency-Key', value]),
+    ...hashes.map((value) => ['hash', value.split('$').at(-1)!]),
+    ...digests.map((value) => ['key digest', value]),
+  ];
+  const found = secrets.filter(([, value]) => log.includes(value!) || log.includes(JSON.stringify(value).slice(1, -1)));
+  expect(found).toEqual([]);
+  expect(log).not.toMatch(/\$argon2/);
+  // Nor an e-mail: the erasure horizon counts on logs holding none (owners appear by id).
+  expect(log.match(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g) ?? []).toEqual([]);
+  expect(log).not.toMatch(/wlk_[A-Za-z0-9_-]{8}/);
+
+  for (const text of captured.responses) {
+    const created = (() => {
+      try {
+        return (JSON.parse(text) as { user_password?: string }).user_password;
+      } catch {
+        return undefined;
+      }
+    })();
+    // A create echoes the password the caller chose; judge the rest of the body.
+    const judged = created === undefined ? text : text.replace(JSON.stringify(created), '""');
+    for (const pattern of LEAK_PATTERNS) expect([pattern.source, judged]).not.toEqual([pattern.source, expect.stringMatching(pattern)]);
+    for (const digest of digests) expect(judged).not.toContain(digest);
+  }
+
+  // The capture saw real traffic: the suite's requests and their log lines.
+  expect(captured.responses.length).toBeGreaterThan(100);
+  expect(captured.sentIdempotencyKeys.size).toBeGreaterThan(10);
+  expect(captured.lines.filter((line) => line.includes('"Request completed"')).length).toBeGreaterThan(100);
+  expect(captured.lines.filter((line) => line.includes('"CloudWatchMetrics"')).length).toBeGreaterThan(100);
+  if (process.env.HARDENING_REPORT) {
+    console.log(`secrets: ${captured.lines.length} log lines, ${captured.responses.length} responses, ${secrets.length} secrets checked`);
+  }
+}
+
+/** Log lines of completed deleteUser requests among these. */
+const deletes = (lines: readonly string[]) =>
+  lines.filter((line) => line.includes('"Request completed"') && line.includes('deleteUser')).length;
+let judgedUpTo = 0;
+
 describe('what was captured', () => {
   // Registered last, so it runs after every test above and the imported suite's own tests.
   it('no log line holds a password sent, a hash or key digest stored, or an API key sent; no response leaks', async () => {
-    jest.restoreAllMocks();
-    const log = captured.lines.join('');
-    const { config, stores } = processStores();
-    const { client } = stores;
-    const stored = async (TableName: string) => {
-      const items: Record<string, unknown>[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(new ScanCommand({ TableName, ExclusiveStartKey }));
-        items.push(...(page.Items ?? []));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return items;
-    };
-    const hashes = (await stored(config.usersTableName))
-      .map((item) => item.password_hash)
-      .filter((h): h is string => typeof h === 'string');
-    const digests = (await stored(config.ownersTableName))
-      .map((item) => item.pk as string)
-      .filter((pk) => pk.startsWith('KEY#'))
-      .map((pk) => pk.slice(4));
-
-    const secrets = [
-      ...[...captured.sentPasswords].filter((p) => p.length >= 8).map((value) => ['password', value]),
-      ...[...captured.sentKeys].filter((k) => k.length >= 8).map((value) => ['API key', value]),
-      ...[...captured.sentIdempotencyKeys].filter((k) => k.length >= 16).map((value) => ['Idempotency-Key', value]),
-      ...hashes.map((value) => ['hash', value.split('$').at(-1)!]),
-      ...digests.map((value) => ['key digest', value]),
-    ];
-    const found = secrets.filter(([, value]) => log.includes(value!) || log.includes(JSON.stringify(value).slice(1, -1)));
-    expect(found).toEqual([]);
-    expect(log).not.toMatch(/\$argon2/);
-    // Nor an e-mail: the erasure horizon counts on logs holding none (owners appear by id).
-    expect(log.match(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g) ?? []).toEqual([]);
-    expect(log).not.toMatch(/wlk_[A-Za-z0-9_-]{8}/);
-
-    for (const text of captured.responses) {
-      const created = (() => {
-        try {
-          return (JSON.parse(text) as { user_password?: string }).user_password;
-        } catch {
-          return undefined;
-        }
-      })();
-      // A create echoes the password the caller chose; judge the rest of the body.
-      const judged = created === undefined ? text : text.replace(JSON.stringify(created), '""');
-      for (const pattern of LEAK_PATTERNS) expect([pattern.source, judged]).not.toEqual([pattern.source, expect.stringMatching(pattern)]);
-      for (const digest of digests) expect(judged).not.toContain(digest);
-    }
-
-    // The capture saw real traffic: the suite's requests and their log lines.
-    expect(captured.responses.length).toBeGreaterThan(100);
-    expect(captured.sentIdempotencyKeys.size).toBeGreaterThan(10);
-    expect(captured.lines.filter((line) => line.includes('"Request completed"')).length).toBeGreaterThan(100);
-    expect(captured.lines.filter((line) => line.includes('"CloudWatchMetrics"')).length).toBeGreaterThan(100);
-    if (process.env.HARDENING_REPORT) {
-      console.log(`secrets: ${captured.lines.length} log lines, ${captured.responses.length} responses, ${secrets.length} secrets checked`);
-    }
+    await judge();
+    judgedUpTo = captured.lines.length;
   });
+});
+
+// Declared after every imported file's hooks, so it runs after their clean-up (the deletes of every
+// user they made): the capture stays on until here, and what the clean-up wrote is judged too.
+afterAll(async () => {
+  jest.restoreAllMocks();
+  expect(deletes(captured.lines.slice(judgedUpTo))).toBeGreaterThan(0);
+  await judge();
 });

@@ -18,11 +18,11 @@ describe('createUser', () => {
     expect(response.body).toEqual({ user_email: email.toLowerCase(), user_password: 'correct horse battery' });
   });
 
-  it('generates a password of at least 20 characters when none is given, and returns it', async () => {
+  it('generates a password of 24 base64url characters (the default policy) when none is given, and returns it', async () => {
     const response = await create({ user_email: suite.api.email('generated') });
     expect(response.status).toBe(200);
     const { user_password } = response.body as { user_password: string };
-    expect(user_password.length).toBeGreaterThanOrEqual(20);
+    expect(user_password).toMatch(/^[A-Za-z0-9_-]{24}$/);
   });
 
   it.each(['true', 'false', true, false])('accepts should_reset_password %p', async (value) => {

@@ -16,6 +16,7 @@ const asA = (path: string, body: unknown, key: string, options?: RequestOptions)
 const asB = (path: string, body: unknown, key: string) => suite.api.asB(path, body, withKey(key));
 const replayed = (response: ApiResponse) => response.headers.get('idempotent-replayed');
 const newKey = () => randomUUID();
+const statusAndBody = (response: ApiResponse) => [response.status, response.body];
 
 /** The first response, then a replay of it: same status, same bytes, marked as replayed. */
 async function expectReplay(path: string, body: unknown) {
@@ -79,7 +80,7 @@ describe('Idempotency-Key: the same request again within 24 hours gets the recor
     const { first } = await expectReplay('/v1/createUser', { user_email: email, user_password: 'a given password' });
     expect([first.status, first.body]).toEqual([200, { user_email: email, user_password: 'a given password' }]);
     // Without the key the operation runs again, and the user is there.
-    expect((await suite.api.asA('/v1/createUser', { user_email: email })).status).toBe(409);
+    expect(statusAndBody(await suite.api.asA('/v1/createUser', { user_email: email }))).toEqual([409, { message: MESSAGES.userExists }]);
   });
 
   it('createUser with a generated password: the replay returns the same password', async () => {
@@ -173,7 +174,7 @@ describe('Idempotency-Key: the same key with another request is 422', () => {
     expect((await asA('/v1/resetUserPassword', { user_email: email, new_password: 'set with the key' }, key)).status).toBe(200);
     const response = await asA('/v1/deleteUser', { user_email: email }, key);
     expect([response.status, response.body]).toEqual(reused);
-    expect((await suite.api.asA('/v1/createUser', { user_email: email })).status).toBe(409);
+    expect(statusAndBody(await suite.api.asA('/v1/createUser', { user_email: email }))).toEqual([409, { message: MESSAGES.userExists }]);
   });
 });
 

@@ -5,40 +5,16 @@
  * requests go out through node:http with the raw header list.
  */
 
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
+import { postWithRawHeaders } from '../support/http-client';
 import { useTarget } from '../support/target';
 
 const suite = useTarget();
 const UNKNOWN_KEY = `wlk_${'A'.repeat(43)}`;
 
-/** POSTs `body` with exactly these header lines, in this order and spelling. */
-function postRaw(path: string, headerLines: readonly [string, string][], body: unknown): Promise<{ status: number; body: unknown }> {
-  const url = new URL(`${suite.target.baseUrl}${path}`);
-  const payload = JSON.stringify(body);
-  // A raw header list gets no defaults from node:http: Host and the length are ours to send.
-  const raw = [
-    ['Host', url.host],
-    ...headerLines,
-    ['Content-Type', 'application/json'],
-    ['Content-Length', String(Buffer.byteLength(payload))],
-  ].flat();
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(url, { method: 'POST', headers: raw }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown });
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const postRaw = (path: string, headerLines: readonly [string, string][], body: unknown) =>
+  postWithRawHeaders(suite.target.baseUrl, path, headerLines, body);
 
 describe('more than one X-API-Key header', () => {
   const unauthorized = [401, { message: MESSAGES.unauthorized }];

@@ -1,16 +1,21 @@
 /** `npm run admin -- ...` against DynamoDB Local: one line of JSON on stdout, errors on stderr. */
 
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from '@jest/globals';
 import { digestApiKey } from '#domain/api-keys';
 import { hourOf } from '#domain/owners';
 import { processStores } from '#store/stores';
+import { userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { invoke } from '../support/events';
 import { uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
 
-const { stores } = processStores();
+const { config, stores } = processStores();
 
 const env: NodeJS.ProcessEnv = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
 const admin = (...args: string[]) => runScript('admin/cli.ts', args, env);
@@ -124,18 +129,49 @@ describe('admin CLI', () => {
     }
   }, 60_000);
 
+  it("hashes a clear password with the argon2id setting it is given, and refuses a deployed stage's tables without one", async () => {
+    const email = uniqueEmail('cli-argon2');
+    const created = await admin('create-owner', email, '--argon2', 'm=19456,t=2,p=1');
+    expect([created.code, created.stderr]).toEqual([0, '']);
+    const owner = await stores.owners.findOwner(email);
+    const { Item } = await stores.client.send(new GetCommand({ TableName: config.usersTableName, Key: userKey(owner!.ownerId, email) }));
+    expect(Item?.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+
+    // A deployed stage's tables (no local engine named): no silent default, nothing read or written.
+    const { DYNAMODB_ENDPOINT: _endpoint, DYNAMODB_PORT: _port, ARGON2_SETTING: _setting, ...deployed } = env;
+    const stage = { ...deployed, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' };
+    const dir = mkdtempSync(join(tmpdir(), 'cli-argon2-'));
+    const tables = ['--users-table', 'stage-users', '--owners-table', 'stage-owners'];
+    const refusal =
+      "A deployed stage's tables need its argon2id setting: --argon2 <the stack output Argon2Setting> (or ARGON2_SETTING); see --help\n";
+    try {
+      const runs = await Promise.all([
+        runScript('admin/cli.ts', ['create-owner', uniqueEmail('stage'), ...tables], stage),
+        runScript('admin/cli.ts', ['import-users', email, join(dir, 'users.jsonl'), '--report', join(dir, 'report.txt'), ...tables], stage),
+      ]);
+      expect(runs.map((run) => [run.code, run.stdout, run.stderr])).toEqual([
+        [2, '', refusal],
+        [2, '', refusal],
+      ]);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('refuses bad usage and unknown targets on stderr with a non-zero exit', async () => {
     const owner = uniqueEmail('cli-errors');
     expect((await admin('create-owner', owner)).code).toBe(0);
     const nobody = uniqueEmail('nobody');
-    // [arguments, exit code, what stderr names]: 2 for a command line that cannot run, 1 for a failure.
+    // [arguments, exit code, what stderr names]: 2 for a command line that cannot run (an unknown owner
+    // or key included, as in import-users), 1 for a failure.
     // One of each kind through the real process; test/unit/key-commands.test.ts checks every option case.
     const cases: [string[], number, RegExp][] = [
       [[], 2, /no command/i],
       [['frobnicate', 'x'], 2, /unknown command/i],
-      [['issue-key', nobody], 1, /no owner/i],
-      [['list-keys', nobody], 1, /no owner/i],
-      [['revoke-key', 'key_0000000000000000'], 1, /no key/i],
+      [['issue-key', nobody], 2, /no owner/i],
+      [['list-keys', nobody], 2, /no owner/i],
+      [['revoke-key', 'key_0000000000000000'], 2, /no key/i],
       [['create-owner', 'not-an-email'], 2, /invalid e-mail/i],
       [['issue-key', owner, '--operations', 'createUser,dropTable'], 2, /unknown operation "dropTable"/i],
       [['issue-key', owner, '--expires-at', '2020-01-01T00:00:00Z'], 2, /not in the future/],

@@ -8,13 +8,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { createDocumentClient } from '#store/client';
 import { freePort } from '../../local/free-port';
 import { readEvents, waitFor } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
 import { descendantPids, isRunning, killStartedScripts, startScript } from '../support/processes';
+import { scanAll } from '../support/scan';
 
 const workdir = mkdtempSync(join(tmpdir(), 'npm-start-kill-'));
 afterAll(() => rmSync(workdir, { recursive: true, force: true }));
@@ -70,7 +70,7 @@ describe('npm start: kill -9', () => {
       for (const email of deleted) expect([email, count('UserDeleted', email)]).toEqual([email, 1]);
 
       const db = createDocumentClient({ endpoint: `http://127.0.0.1:${env.DYNAMODB_PORT}` });
-      const { Items = [] } = await db.send(new ScanCommand({ TableName: 'deletions', ConsistentRead: true }));
+      const Items = await scanAll(db, { TableName: 'deletions', ConsistentRead: true });
       db.destroy();
       expect(Items.map((item) => item.user_email).sort()).toEqual([...deleted].sort());
       if (process.env.EVENTS_REPORT) {

@@ -9,7 +9,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DeleteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
@@ -19,6 +19,7 @@ import { ensureTables } from '../../local/dynamodb-local';
 import { LOCAL_TABLES } from '../../local/local-engine';
 import { uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
+import { scanAll } from '../support/scan';
 
 const { stores } = processStores();
 
@@ -130,7 +131,7 @@ const profile = (email: string, hash: string, extra: object = {}) => ({
 
 /** What the undelivered-events table holds, oldest first. */
 const undelivered = async () =>
-  ((await stores.client.send(new ScanCommand({ TableName: UNDELIVERED_TABLE, ConsistentRead: true }))).Items ?? []).sort((a, b) =>
+  (await scanAll(stores.client, { TableName: UNDELIVERED_TABLE, ConsistentRead: true })).sort((a, b) =>
     String(a.change_id).localeCompare(String(b.change_id)),
   );
 const ledgerOf = async (email: string) =>

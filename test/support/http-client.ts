@@ -1,5 +1,8 @@
 /** A small client for the API over real HTTP. */
 
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
 export interface ApiResponse {
   readonly status: number;
   readonly headers: Headers;
@@ -36,4 +39,38 @@ export function apiClient(baseUrl: string, defaultKey: string) {
     }
     return { status: response.status, headers: response.headers, text, body: parsed };
   };
+}
+
+/**
+ * POSTs `body` with exactly these header lines, in this order and spelling (fetch folds a repeated
+ * header into one, so a request carrying X-API-Key twice goes out through node:http).
+ */
+export function postWithRawHeaders(
+  baseUrl: string,
+  path: string,
+  headerLines: readonly [string, string][],
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const url = new URL(`${baseUrl}${path}`);
+  const payload = JSON.stringify(body);
+  // A raw header list gets no defaults from node:http: Host and the length are ours to send.
+  const raw = [
+    ['Host', url.host],
+    ...headerLines,
+    ['Content-Type', 'application/json'],
+    ['Content-Length', String(Buffer.byteLength(payload))],
+  ].flat();
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method: 'POST', headers: raw }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

@@ -45,7 +45,7 @@ export const CATALOGUE = {
     summary: 'Create a user',
     description:
       "Creates a new user in the caller's white-label tool. No notification is sent to the new user. " +
-      'When `user_password` is absent the service generates one (at least 20 characters) and returns it: the only time the caller sees it.',
+      "When `user_password` is absent the service generates one (24 characters; as many as the policy's minimum when that is higher, never more than its maximum) and returns it: the only time the caller sees it.",
   },
   resetUserPassword: {
     failureMessage: MESSAGES.resetFailed,

@@ -157,16 +157,21 @@ export async function issueKey(store: OwnerStore, email: string, scope: KeyScope
   return issued(owner.ownerEmail, keyId, apiKey, checked);
 }
 
+/** An owner or key the caller named does not exist: the caller's mistake, not a failure. */
+export class UnknownTargetError extends Error {
+  override readonly name = 'UnknownTargetError';
+}
+
 async function findOwnerOrThrow(store: OwnerStore, email: string): Promise<OwnerRecord> {
   const owner = await store.findOwner(normalizeEmail(email));
-  if (!owner) throw new Error(`No owner ${normalizeEmail(email)}`);
+  if (!owner) throw new UnknownTargetError(`No owner ${normalizeEmail(email)}`);
   return owner;
 }
 
 /** Revokes a key by its id; warm functions stop accepting it within the key-cache TTL. */
 export async function revokeKey(store: OwnerStore, keyId: string): Promise<ApiKeyRecord> {
   const key = await store.findApiKeyById(keyId);
-  if (!key) throw new Error(`No key ${keyId}`);
+  if (!key) throw new UnknownTargetError(`No key ${keyId}`);
   await store.revokeApiKey(key.digest);
   return key;
 }

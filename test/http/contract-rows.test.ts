@@ -1,0 +1,444 @@
+/**
+ * Every row of docs/api-contract.md's tables (a case, a status, a body), read from the document at
+ * run time and checked over real HTTP: a scenario per row, keyed by the row's table heading and its
+ * case text as written. A row without a scenario fails the suite, naming it; a message changed in
+ * the document or in the code fails its row. Runs locally and against a stage (`npm run test:staging`).
+ */
+
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { CONTRACT_DOC, type ContractRow, contractRows, rowMismatch, rowName, rowsWithoutScenario } from '../support/contract-doc';
+import { type ApiResponse, postWithRawHeaders } from '../support/http-client';
+import { keyWithoutOwnerAccount, revokeAll, scopedKey } from '../support/stage-owners';
+import { useTarget } from '../support/target';
+
+const suite = useTarget();
+afterAll(revokeAll);
+
+const onStage = process.env.TEST_TARGET === 'staging';
+const A = (path: string, body?: unknown, options?: Parameters<typeof suite.api.asA>[2]) => suite.api.asA(path, body, options);
+const UNKNOWN_KEY = `wlk_${'A'.repeat(43)}`;
+const OVERSIZED = JSON.stringify({ user_email: 'a@example.com', padding: 'x'.repeat(16 * 1024) });
+
+/** One request of a scenario: what it tried, its answer, and the row's placeholders as they apply to it. */
+interface Probe {
+  readonly what: string;
+  readonly answer: { status: number; body: unknown };
+  readonly fill?: Readonly<Record<string, unknown>>;
+}
+interface Scenario {
+  readonly run: () => Promise<Probe[]>;
+  /** Needs a storage fault injected into the in-process local server: not run against a stage. */
+  readonly localOnly?: true;
+  /** Not checkable over HTTP at all: why, and which test holds the row instead. */
+  readonly notOverHttp?: string;
+}
+
+const probe = (what: string, answer: ApiResponse | { status: number; body: unknown }, fill?: Probe['fill']): Probe => ({
+  what,
+  answer: { status: answer.status, body: answer.body },
+  ...(fill && { fill }),
+});
+
+/** A probe per body, all to one path. */
+const each = (path: string, bodies: Record<string, unknown>) => async () =>
+  Promise.all(Object.entries(bodies).map(async ([what, body]) => probe(what, await A(path, body))));
+
+/** A user of owner A that exists for the scenario. */
+async function existingUser(tag: string): Promise<string> {
+  const email = suite.api.email(tag);
+  const created = await A('/v1/createUser', { user_email: email, user_password: 'a password set here' });
+  expect([created.status, created.body]).toEqual([200, { user_email: email, user_password: 'a password set here' }]);
+  return email;
+}
+
+/** The in-process local server's storage, faulted once for `operation` on the users table. */
+async function withStorageFault<T>(operation: 'PutItem' | 'UpdateItem' | 'Query', act: () => Promise<T>): Promise<T> {
+  const { injectFault } = await import('../support/faults');
+  const { processStores } = await import('#store/stores');
+  const { config, stores } = processStores();
+  const fault = injectFault(stores.client, { operation, kind: 'rejected', table: config.usersTableName });
+  try {
+    return await act();
+  } finally {
+    fault.remove();
+  }
+}
+
+/** Two requests with one Idempotency-Key, the second while the first is still running. */
+async function whileStillRunning(): Promise<ApiResponse> {
+  const key = randomUUID();
+  const body = { user_email: suite.api.email('in-flight') };
+  const keyed = () => A('/v1/createUser', body, { headers: { 'Idempotency-Key': key } });
+  if (onStage) {
+    // No hook into a stage: the duplicates race the first request (an argon2id hash long).
+    const answers = await Promise.all(Array.from({ length: 8 }, keyed));
+    const busy = answers.find((answer) => answer.status === 409);
+    if (!busy) throw new Error(`no duplicate arrived while the first was running: ${answers.map((a) => a.status).join(' ')}`);
+    return busy;
+  }
+  const { holdRequests } = await import('../support/faults');
+  const { processStores } = await import('#store/stores');
+  const { config, stores } = processStores();
+  const hold = holdRequests(stores.client, { operation: 'PutItem', table: config.usersTableName });
+  try {
+    const first = keyed();
+    await hold.arrived;
+    const duplicate = await keyed();
+    hold.release();
+    expect((await first).status).toBe(200);
+    return duplicate;
+  } finally {
+    hold.release();
+    hold.remove();
+  }
+}
+
+const SCENARIOS: Record<string, Record<string, Scenario>> = {
+  'Order of checks': {
+    'a path other than the three operations': {
+      run: async () => [probe('POST /v1/suspendUser', await A('/v1/suspendUser', {})), probe('POST /', await A('/', {}))],
+    },
+    'another method on one of the three paths (answered with the header `Allow: POST`)': {
+      run: async () => {
+        const answer = await A('/v1/createUser', undefined, { method: 'GET' });
+        expect(answer.headers.get('allow')).toBe('POST');
+        return [probe('GET /v1/createUser', answer)];
+      },
+    },
+    '`X-API-Key` sent more than once (any spelling of the name), whatever the values': {
+      run: async () => {
+        const key = suite.target.a.apiKey;
+        const send = (lines: [string, string][]) =>
+          postWithRawHeaders(suite.target.baseUrl, '/v1/deleteUser', lines, { user_email: 'a@example.com' });
+        return [
+          probe(
+            'the same valid key twice',
+            await send([
+              ['X-API-Key', key],
+              ['X-API-Key', key],
+            ]),
+          ),
+          probe(
+            'two spellings',
+            await send([
+              ['x-api-key', key],
+              ['X-Api-Key', UNKNOWN_KEY],
+            ]),
+          ),
+        ];
+      },
+    },
+    '`X-API-Key` missing, empty, not shaped like an issued key, unknown or revoked': {
+      run: async () => {
+        const body = { user_email: 'a@example.com' };
+        return Promise.all(
+          Object.entries({ missing: null, empty: '', 'not shaped like a key': 'not-a-key', unknown: UNKNOWN_KEY }).map(
+            async ([what, apiKey]) => probe(what, await A('/v1/deleteUser', body, { apiKey })),
+          ),
+        );
+      },
+    },
+    'a key limited to other operations, or past its expiry': {
+      run: async () => {
+        const deleteOnly = await scopedKey(suite.target.a.ownerEmail, { operations: ['deleteUser'] });
+        return [
+          probe('a deleteUser-only key on createUser', await A('/v1/createUser', { user_email: 'a@example.com' }, { apiKey: deleteOnly })),
+        ];
+      },
+    },
+    'a valid key whose owner account (the white-label user) no longer exists, on every operation': {
+      run: async () => {
+        const apiKey = await keyWithoutOwnerAccount(suite.target.runPrefix);
+        const bodies = {
+          '/v1/createUser': { user_email: 'a@example.com' },
+          '/v1/resetUserPassword': { user_email: 'a@example.com', new_password: 'long enough' },
+          '/v1/deleteUser': { user_email: 'a@example.com' },
+        };
+        return Promise.all(Object.entries(bodies).map(async ([path, body]) => probe(path, await A(path, body, { apiKey }))));
+      },
+    },
+    'the optional header present and not 16 to 255 printable ASCII characters, or sent twice': {
+      run: async () => [
+        probe(
+          '15 characters',
+          await A('/v1/deleteUser', { user_email: 'a@example.com' }, { headers: { 'Idempotency-Key': 'k'.repeat(15) } }),
+        ),
+      ],
+    },
+    'larger than 16 KiB (16,384 bytes), whatever its content type': {
+      run: async () => [probe('16 KiB and more of JSON', await A('/v1/createUser', undefined, { raw: OVERSIZED }))],
+    },
+    '`Content-Type` present and not `application/json` (optionally with `; charset=...`)': {
+      run: async () => [
+        probe('text/plain', await A('/v1/createUser', { user_email: 'a@example.com' }, { headers: { 'content-type': 'text/plain' } })),
+      ],
+    },
+    'bytes that are not UTF-8, or a string (key or value) holding an unpaired surrogate `\\ud800`': {
+      run: async () => [probe('an unpaired surrogate', await A('/v1/createUser', undefined, { raw: '{"user_email":"\\ud800"}' }))],
+    },
+    'not valid JSON, or JSON that is not an object (an array, a string, `null`...)': {
+      run: async () =>
+        Promise.all(
+          Object.entries({ 'not JSON': 'not json', 'an array': '[]', 'a string': '"a"', null: 'null' }).map(async ([what, raw]) =>
+            probe(what, await A('/v1/createUser', undefined, { raw })),
+          ),
+        ),
+    },
+    'only with the header: the key was used with another request': {
+      run: async () => {
+        const headers = { 'Idempotency-Key': randomUUID() };
+        const first = await A('/v1/createUser', { user_email: suite.api.email('key-first') }, { headers });
+        expect(first.status).toBe(200);
+        return [probe('another body', await A('/v1/createUser', { user_email: suite.api.email('key-other') }, { headers }))];
+      },
+    },
+    'only with the header: the first request with the key is still running': {
+      run: async () => [probe('the same create while the first runs', await whileStillRunning())],
+    },
+  },
+  createUser: {
+    created: {
+      run: async () => {
+        const email = suite.api.email('row-created');
+        const answer = await A('/v1/createUser', { user_email: `  ${email.toUpperCase()} `, user_password: 'correct horse battery' });
+        return [probe('with a password', answer, { '<e-mail as stored>': email, '<the password that was set>': 'correct horse battery' })];
+      },
+    },
+    '`user_email` absent, null or empty': {
+      run: each('/v1/createUser', { absent: {}, null: { user_email: null }, empty: { user_email: '' } }),
+    },
+    'a field other than the three above': {
+      run: async () => [
+        probe('is_admin', await A('/v1/createUser', { user_email: 'a@example.com', is_admin: true }), { '<name>': 'is_admin' }),
+      ],
+    },
+    '`user_email` not a string holding a valid e-mail address of at most 254 characters': {
+      run: each('/v1/createUser', { 'a number': { user_email: 42 }, 'not an address': { user_email: 'not-an-email' } }),
+    },
+    '`user_password` present and not a string, or outside the password policy (null and empty included)': {
+      run: each('/v1/createUser', {
+        'not a string': { user_email: 'a@example.com', user_password: 12345678 },
+        'too short': { user_email: 'a@example.com', user_password: 'seven77' },
+        null: { user_email: 'a@example.com', user_password: null },
+        empty: { user_email: 'a@example.com', user_password: '' },
+      }),
+    },
+    '`should_reset_password` present and not one of the four accepted values (null included)': {
+      run: each('/v1/createUser', {
+        yes: { user_email: 'a@example.com', should_reset_password: 'yes' },
+        null: { user_email: 'a@example.com', should_reset_password: null },
+      }),
+    },
+    "the e-mail already exists in the caller's tool (the owner's own e-mail included)": {
+      run: async () => [
+        probe('a user of the tool', await A('/v1/createUser', { user_email: await existingUser('row-exists') })),
+        probe("the owner's own e-mail", await A('/v1/createUser', { user_email: suite.target.a.ownerEmail })),
+      ],
+    },
+    'storage failure, or any failure not listed': {
+      localOnly: true,
+      run: async () => [
+        probe('PutItem refused', await withStorageFault('PutItem', () => A('/v1/createUser', { user_email: suite.api.email('row-500') }))),
+      ],
+    },
+  },
+  resetUserPassword: {
+    'password reset': {
+      run: async () => [
+        probe(
+          'a user of the tool',
+          await A('/v1/resetUserPassword', { user_email: await existingUser('row-reset'), new_password: 'a new one' }),
+        ),
+      ],
+    },
+    '`user_email` or `new_password` absent, null or empty': {
+      run: each('/v1/resetUserPassword', {
+        'both absent': {},
+        'new_password absent': { user_email: 'a@example.com' },
+        'user_email null': { user_email: null, new_password: 'long enough' },
+        'new_password empty': { user_email: 'a@example.com', new_password: '' },
+      }),
+    },
+    'a field other than the two above': {
+      run: async () => [
+        probe('role', await A('/v1/resetUserPassword', { user_email: 'a@example.com', new_password: 'long enough', role: 'x' }), {
+          '<name>': 'role',
+        }),
+      ],
+    },
+    '`user_email` not a string holding a valid e-mail address of at most 254 characters': {
+      run: each('/v1/resetUserPassword', { 'not an address': { user_email: 'nope', new_password: 'long enough' } }),
+    },
+    '`new_password` not a string, or outside the password policy': {
+      run: each('/v1/resetUserPassword', {
+        'not a string': { user_email: 'a@example.com', new_password: 12345678 },
+        'too long': { user_email: 'a@example.com', new_password: 'x'.repeat(1025) },
+      }),
+    },
+    "the target is a white-label user (such as the caller's own account)": {
+      run: async () => [
+        probe(
+          "the owner's account",
+          await A('/v1/resetUserPassword', { user_email: suite.target.a.ownerEmail, new_password: 'long enough' }),
+        ),
+      ],
+    },
+    "no such user in the caller's tool": {
+      run: async () => [
+        probe('nobody', await A('/v1/resetUserPassword', { user_email: suite.api.email('nobody'), new_password: 'long enough' })),
+      ],
+    },
+    'storage failure, or any failure not listed': {
+      localOnly: true,
+      run: async () => {
+        const email = await existingUser('row-reset-500');
+        return [
+          probe(
+            'UpdateItem refused',
+            await withStorageFault('UpdateItem', () => A('/v1/resetUserPassword', { user_email: email, new_password: 'long enough' })),
+          ),
+        ];
+      },
+    },
+  },
+  deleteUser: {
+    deleted: {
+      run: async () => [probe('a user of the tool', await A('/v1/deleteUser', { user_email: await existingUser('row-delete') }))],
+    },
+    '`user_email` absent, null or empty': {
+      run: each('/v1/deleteUser', { absent: {}, null: { user_email: null }, empty: { user_email: '  ' } }),
+    },
+    'a field other than `user_email`': {
+      run: async () => [
+        probe('cascade', await A('/v1/deleteUser', { user_email: 'a@example.com', cascade: true }), { '<name>': 'cascade' }),
+      ],
+    },
+    '`user_email` not a string holding a valid e-mail address of at most 254 characters': {
+      run: each('/v1/deleteUser', { 'an array': { user_email: ['a@example.com'] } }),
+    },
+    "the target is a white-label user (such as the caller's own account)": {
+      run: async () => [probe("the owner's account", await A('/v1/deleteUser', { user_email: suite.target.a.ownerEmail }))],
+    },
+    "no such user in the caller's tool": {
+      run: async () => [
+        probe('nobody', await A('/v1/deleteUser', { user_email: suite.api.email('nobody') })),
+        probe("another owner's user", await suite.api.asB('/v1/deleteUser', { user_email: await existingUser('row-tenant') })),
+      ],
+    },
+    'storage failure, or any failure not listed': {
+      localOnly: true,
+      run: async () => {
+        const email = await existingUser('row-delete-500');
+        return [probe('Query refused', await withStorageFault('Query', () => A('/v1/deleteUser', { user_email: email })))];
+      },
+    },
+  },
+  'Edge limits (deployed stages)': {
+    'a `POST` to an operation whose `X-API-Key` is absent, not shaped like an issued key, or repeated': {
+      run: async () => [
+        probe('absent', await A('/v1/createUser', { user_email: 'a@example.com' }, { apiKey: null })),
+        probe('not shaped like a key', await A('/v1/createUser', { user_email: 'a@example.com' }, { apiKey: 'wlk_short' })),
+      ],
+    },
+    'one API key over its budget of requests per window': {
+      notOverHttp:
+        "a WAF rate rule: spending a stage's budget would refuse the whole suite; test/infra/edge-limits.test.ts holds the rule, status, body and Retry-After",
+      run: async () => [],
+    },
+    'one IP address over its budget (all requests, or those without a well-formed key)': {
+      notOverHttp:
+        "a WAF rate rule: spending a stage's budget would refuse the whole suite; test/infra/edge-limits.test.ts holds the rule, status, body and Retry-After",
+      run: async () => [],
+    },
+    "an operation's body over 16 KiB, however large": {
+      run: async () => [probe('16 KiB and more with a valid key', await A('/v1/deleteUser', undefined, { raw: OVERSIZED }))],
+    },
+  },
+};
+
+const rows = contractRows();
+const scenarioOf = (row: ContractRow) => SCENARIOS[row.table]?.[row.case];
+const checked = rows.filter((row) => {
+  const scenario = scenarioOf(row);
+  return scenario && !scenario.notOverHttp && !(onStage && scenario.localOnly);
+});
+
+/** Runs a row's scenario; every probe must answer exactly the row's status and body. */
+async function mismatches(row: ContractRow, scenario: Scenario): Promise<string[]> {
+  const probes = await scenario.run();
+  if (probes.length === 0) return [`${rowName(row)}: the scenario sent nothing`];
+  return probes.flatMap(({ what, answer, fill }) => {
+    const mismatch = rowMismatch(row, answer, fill);
+    return mismatch ? [`${mismatch} (${what})`] : [];
+  });
+}
+
+describe('docs/api-contract.md, row by row', () => {
+  it('reads the tables: the operations and the order of checks', () => {
+    expect([...new Set(rows.map((row) => row.table))]).toEqual([
+      'Order of checks',
+      'createUser',
+      'resetUserPassword',
+      'deleteUser',
+      'Edge limits (deployed stages)',
+    ]);
+  });
+
+  it('every row has a scenario (a new row needs one here, keyed by its table and its case text)', () => {
+    expect(rowsWithoutScenario(rows, SCENARIOS)).toEqual([]);
+  });
+
+  it('every scenario belongs to a row of the document (none left behind by a changed case text)', () => {
+    const names = new Set(rows.map(rowName));
+    const stale = Object.entries(SCENARIOS).flatMap(([table, cases]) => Object.keys(cases).map((text) => rowName({ table, case: text })));
+    expect(stale.filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it('only the two WAF rate rows are held elsewhere', () => {
+    const elsewhere = rows.filter((row) => scenarioOf(row)?.notOverHttp).map((row) => row.status);
+    expect(elsewhere).toEqual([429, 429]);
+  });
+
+  it.each(checked.map((row) => [rowName(row), row] as const))(
+    '%s',
+    async (_, row) => {
+      expect(await mismatches(row, scenarioOf(row)!)).toEqual([]);
+    },
+    30_000,
+  );
+});
+
+describe('the check fails on a document that says otherwise', () => {
+  const edited = (from: string, to: string) => {
+    const text = readFileSync(CONTRACT_DOC, 'utf8');
+    expect(text).toContain(from);
+    return contractRows(text.replace(from, to));
+  };
+
+  it('a message mistyped in the document fails its row, naming it', async () => {
+    const row = edited('| 404    | `User not found.`', '| 404    | `User not found`').find(
+      (candidate) => candidate.table === 'resetUserPassword' && candidate.status === 404,
+    )!;
+    const found = await mismatches(row, scenarioOf(row)!);
+    expect(found[0]).toContain(
+      'resetUserPassword / no such user in the caller\'s tool: documented 404 {"message":"User not found"}, answered 404 {"message":"User not found."}',
+    );
+  });
+
+  it('a status changed in the document fails its row', async () => {
+    const row = edited('| 409    | `User already exists.`', '| 400    | `User already exists.`').find(
+      (c) => c.table === 'createUser' && c.status === 400 && c.body === '`User already exists.`',
+    )!;
+    expect(await mismatches(row, scenarioOf(row)!)).toHaveLength(2);
+  });
+
+  it('a row added to the document without a scenario is named', () => {
+    const added = edited(
+      "| the e-mail already exists in the caller's tool",
+      "| a password on the list of breached passwords                                                      | 400    | `user_password has appeared in a data breach: choose another.`                     |\n| the e-mail already exists in the caller's tool",
+    );
+    expect(rowsWithoutScenario(added, SCENARIOS)).toEqual(['createUser / a password on the list of breached passwords']);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Keys the contract suite cannot get over HTTP (a key limited to other operations, a key whose
+ * owner account is gone), made in the target's own tables: DynamoDB Local when the suite runs
+ * locally, the stage's tables (USERS_TABLE_NAME, OWNERS_TABLE_NAME, with the operator's AWS
+ * credentials, as for the admin CLI) when TEST_TARGET=staging. Every key made here is revoked by
+ * `revokeAll`.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { createOwner, issueKey, type KeyScope, revokeKey } from '#domain/owners';
+import { DEFAULT_ARGON2_SETTING, readPasswordPolicy } from '#platform/config';
+import { createDocumentClient } from '#store/client';
+import { createStores, processStores, type Stores } from '#store/stores';
+import { userKey } from '#store/table-layout';
+
+let cached: { stores: Stores; usersTableName: string } | undefined;
+
+function stageStores() {
+  if (cached) return cached;
+  if (process.env.TEST_TARGET !== 'staging') {
+    const { config, stores } = processStores();
+    cached = { stores, usersTableName: config.usersTableName };
+    return cached;
+  }
+  const usersTableName = process.env.USERS_TABLE_NAME;
+  const ownersTableName = process.env.OWNERS_TABLE_NAME;
+  if (!usersTableName || !ownersTableName) throw new Error('This row needs USERS_TABLE_NAME and OWNERS_TABLE_NAME (see docs/deploy.md)');
+  // The idempotency table is never touched from here.
+  const stores = createStores({ usersTableName, ownersTableName, idempotencyTableName: 'unused' }, createDocumentClient());
+  cached = { stores, usersTableName };
+  return cached;
+}
+
+const issued: string[] = [];
+
+/** Another key of an existing owner, with this scope. */
+export async function scopedKey(ownerEmail: string, scope: KeyScope): Promise<string> {
+  const key = await issueKey(stageStores().stores.owners, ownerEmail, scope);
+  issued.push(key.key_id);
+  return key.api_key;
+}
+
+/** A valid key of a fresh owner whose own (white-label) account has then been removed. */
+export async function keyWithoutOwnerAccount(runPrefix: string): Promise<string> {
+  const { stores, usersTableName } = stageStores();
+  const email = `${runPrefix}-gone-owner-${randomBytes(4).toString('hex')}@example.com`;
+  // The account's random password is hashed at the default setting: the account is removed right below.
+  const key = await createOwner(stores.owners, email, { passwordPolicy: readPasswordPolicy(), argon2: DEFAULT_ARGON2_SETTING });
+  issued.push(key.key_id);
+  const owner = await stores.owners.findOwner(email);
+  await stores.client.send(new DeleteCommand({ TableName: usersTableName, Key: userKey(owner!.ownerId, email) }));
+  return key.api_key;
+}
+
+/** Revokes every key made here. */
+export async function revokeAll(): Promise<void> {
+  if (!cached) return;
+  for (const keyId of issued.splice(0)) await revokeKey(cached.stores.owners, keyId);
+}
