@@ -76,6 +76,10 @@ const NOT_MEASURED: Record<string, string> = {
   '6 MB': "Lambda's payload limit",
   '10 MB': "API Gateway's payload limit",
   '300 KB': "the bench's bundle-size target",
+  '1 MiB': "the import's line-length limit",
+  '10,000 ms': 'the shortest function timeout, which bounds latencyAlarmP99Ms',
+  '20 %': "staging's X-Ray sampling rate (a stage setting)",
+  '100 %': "dev's X-Ray sampling rate (a stage setting)",
 };
 
 /** Variables a library reads by itself. */
@@ -196,10 +200,15 @@ describe('each check fails on a document that says otherwise (an edited copy of 
     const root = editedCopy({
       'README.md': replace('## Owners and API keys', '## Owners and keys'),
       'docs/deploy.md': replace('## Edge limits', '## Limits at the edge'),
+      // A citation by name, as a sentence of prose would make it.
+      'docs/local.md': (text: string) => `${text}\nKeys: see the README, "Owners and API keys".\n`,
     });
     expect(checkSections(root).problems).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^docs\/api-contract\.md:\d+: the README has no section "Owners and API keys"$/),
+        expect.stringMatching(/^docs\/local\.md:\d+: the README has no section "Owners and API keys"$/),
+        expect.stringMatching(
+          /^docs\/api-contract\.md:\d+: link to \.\.\/README\.md#owners-and-api-keys: no heading #owners-and-api-keys in README\.md$/,
+        ),
         expect.stringMatching(
           /^docs\/adr\/0010-edge-limits-waf\.md:\d+: link to \.\.\/deploy\.md#edge-limits: no heading #edge-limits in docs\/deploy\.md$/,
         ),
