@@ -68,14 +68,13 @@ export async function importUsers(
   const [ownerEmail, file, ...rest] = positionals;
   if (!ownerEmail || !file || rest.length > 0)
     throw new UsageError('usage: npm run admin -- import-users <owner-email> <file> [--dry-run] [--report FILE]');
+  const context = connect(tablesOf(values));
+  // Before anything is opened, read or written: a deployed stage refuses to run without its argon2id setting.
+  context.passwords();
   const { handle: input, stats } = await openImportFile(file);
   let report: FileHandle | undefined;
   let ownerId: string;
-  let context: TransferContext;
   try {
-    context = connect(tablesOf(values));
-    // Before anything is read or written: a deployed stage refuses to run without its argon2id setting.
-    context.passwords();
     ownerId = await context.ownerIdOf(ownerEmail);
     if (typeof values.report === 'string') report = await createReport(values.report, stats);
   } catch (error) {

@@ -18,7 +18,7 @@ import { median, round } from './stats';
 export const FUNCTIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
 
 /** What NodejsFunction passes to esbuild for the construct's props (arm64 changes nothing in the JavaScript). */
-const BUILD_OPTIONS: BuildOptions = {
+export const BUILD_OPTIONS: BuildOptions = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -35,7 +35,7 @@ const BUILD_OPTIONS: BuildOptions = {
 };
 
 /** The environment a deployed function starts with (no endpoint: the real DynamoDB, never contacted on import). */
-const LAMBDA_ENV = {
+export const LAMBDA_ENV = {
   USERS_TABLE_NAME: 'users',
   OWNERS_TABLE_NAME: 'owners',
   IDEMPOTENCY_TABLE_NAME: 'idempotency',
