@@ -13,13 +13,13 @@
 import { parseArgs } from 'node:util';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { createEventBridgeSink } from '#events/eventbridge-sink';
+import { createFileSink, DEFAULT_EVENTS_FILE } from '#events/file-sink';
 import { replayUndelivered } from '#events/replay';
 import { readRecoveryPeriodDays, readUndeliveredEventDays } from '#platform/config';
 import { createDocumentClient } from '#store/client';
 import { createDeletionLedger } from '#store/deletion-ledger';
+import { adminEndpoint, LOCAL_TABLES } from '#store/local-engine';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
-import { createFileSink, DEFAULT_EVENTS_FILE } from '../local/file-sink';
-import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
 import { UsageError } from './key-commands';
 
 export const REPLAY_USAGE = `  replay-events [--dry-run] [--undelivered-events-table NAME --event-bus NAME --deletions-table NAME]

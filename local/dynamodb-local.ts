@@ -16,6 +16,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { localConnection } from '#store/client';
+import type { TableNames } from '#store/local-engine';
 import {
   DELETIONS_TABLE,
   IDEMPOTENCY_TABLE,
@@ -24,7 +25,6 @@ import {
   UNDELIVERED_EVENTS_TABLE,
   USERS_TABLE,
 } from '#store/table-layout';
-import type { TableNames } from './local-engine';
 
 const JAVA_HINT =
   'Debian/Ubuntu: `sudo apt-get install -y default-jre-headless`; macOS: `brew install openjdk`), or set DYNAMODB_ENDPOINT to a DynamoDB you already run.';

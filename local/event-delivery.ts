@@ -23,14 +23,14 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
+import { createFileSink, DEFAULT_EVENTS_FILE, eventLine } from '#events/file-sink';
 import { deliverChanges, type EventSink } from '#events/lifecycle-events';
 import { readRecoveryPeriodDays, readUndeliveredEventDays, UNDELIVERED_EVENT_DAYS } from '#platform/config';
 import { createDocumentClient, localConnection } from '#store/client';
 import { createDeletionLedger } from '#store/deletion-ledger';
+import { LOCAL_TABLES } from '#store/local-engine';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
 import { localClient } from './dynamodb-local';
-import { createFileSink, DEFAULT_EVENTS_FILE, eventLine } from './file-sink';
-import { LOCAL_TABLES } from './local-engine';
 
 /** How long delivery retries a failing sink before it keeps the events for replay. */
 export const KEEP_AFTER_MS = 10_000;

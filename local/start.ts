@@ -9,10 +9,10 @@
 
 import type { ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
+import { LOCAL_TABLES, localEngine, portFromEnv } from '#store/local-engine';
 import { type DynamoDbLocal, ensureTables, launchDynamoDbLocal } from './dynamodb-local';
 import { type EventDelivery, startLocalEventDelivery } from './event-delivery';
 import { portInUse } from './free-port';
-import { LOCAL_TABLES, localEngine, portFromEnv } from './local-engine';
 
 const DEV_OWNER_EMAIL = 'dev-owner@example.com';
 const DATA_DIR = '.data/dynamodb';

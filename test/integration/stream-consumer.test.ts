@@ -13,10 +13,10 @@ import { DeleteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { LOCAL_TABLES } from '#store/local-engine';
 import { processStores } from '#store/stores';
 import { userPk } from '#store/table-layout';
 import { ensureTables } from '../../local/dynamodb-local';
-import { LOCAL_TABLES } from '../../local/local-engine';
 import { uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
 

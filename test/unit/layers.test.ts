@@ -15,18 +15,22 @@ const CRUISER = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruis
 const copies: string[] = [];
 
 function cruise(cwd: string) {
-  const result = spawnSync(process.execPath, [CRUISER, 'functions', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], {
-    cwd,
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    process.execPath,
+    [CRUISER, 'functions', 'admin', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'],
+    {
+      cwd,
+      encoding: 'utf8',
+    },
+  );
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-/** A copy of what the check reads (functions/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules. */
+/** A copy of what the check reads (functions/, admin/, local/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules. */
 function copyOfTree(): string {
   const dir = mkdtempSync(join(tmpdir(), 'layers-'));
   copies.push(dir);
-  for (const path of ['functions', 'codegen', '.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) {
+  for (const path of ['functions', 'admin', 'local', 'codegen', '.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) {
     cpSync(join(ROOT, path), join(dir, path), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
@@ -50,6 +54,7 @@ describe('the layer check', () => {
     ['runtime code importing build-time code', 'http/pipeline.ts', "import '../../../codegen/openapi';", 'runtime-not-build-time-or-local'],
     ['runtime code importing a devDependency', 'domain/email.ts', "import 'fast-check';", 'runtime-no-dev-dependencies'],
     ['an import cycle', 'platform/logger.ts', "import './metrics';\n", 'no-circular'],
+    ['the admin CLI importing local-only code', '../../admin/replay-events.ts', "import '../local/free-port';", 'admin-not-local'],
   ])('fails on %s, naming the rule', (_, file, line, rule) => {
     const dir = copyOfTree();
     appendFileSync(join(dir, 'functions/shared', file), `\n${line}\n`);

@@ -9,7 +9,7 @@ export const DEFAULT_EVENTS_FILE = '.data/events.jsonl';
 /** One event as the events file holds it: a JSON object and a newline. */
 export const eventLine = (event: LifecycleEvent) => `${JSON.stringify(event)}\n`;
 
-/** The events file's own sink: one JSON line per event, appended in one write; deletions to the ledger. */
+/** The events file's own sink (npm start and a local `admin replay-events`), beside the EventBridge sink: one JSON line per event, appended in one write; deletions to the ledger. */
 export function createFileSink(eventsFile: string, ledger: DeletionLedger): EventSink {
   return {
     async publish(events) {
