@@ -6,8 +6,9 @@
  * Deployed: `--undelivered-events-table` (output UndeliveredEventsTableName), `--event-bus`
  * (EventBusName) and `--deletions-table` (DeletionsTableName), or UNDELIVERED_EVENTS_TABLE_NAME,
  * EVENT_BUS_NAME and DELETIONS_TABLE_NAME. Locally (the engine `npm start` uses): the local tables,
- * and the events file `npm start` writes (EVENTS_FILE, default .data/events.jsonl). Safe to run
- * again: consumers de-duplicate an event published twice.
+ * and the events file `npm start` writes (EVENTS_FILE, default .data/events.jsonl). Two runs at once
+ * never publish one event twice (each claims an event before publishing it). Safe to run again:
+ * consumers de-duplicate an event published twice after a crash.
  */
 
 import { parseArgs } from 'node:util';
@@ -62,7 +63,7 @@ export async function replayEventsCommand(args: string[]): Promise<0 | 1> {
     });
     const sink = eventBridge
       ? createEventBridgeSink(eventBridge, bus!, ledger)
-      : createFileSink(process.env.EVENTS_FILE || DEFAULT_EVENTS_FILE, ledger);
+      : createFileSink(process.env.EVENTS_FILE || DEFAULT_EVENTS_FILE, ledger, (warning) => process.stderr.write(`${warning}\n`));
     const outcome = await replayUndelivered(store, sink, { dryRun: values['dry-run'] === true });
     process.stdout.write(`${JSON.stringify(outcome)}\n`);
     return outcome.failed > 0 ? 1 : 0;

@@ -23,6 +23,11 @@ export interface UndeliveredEventStore {
   /** Every kept event, oldest first. */
   list(): Promise<UndeliveredEvent[]>;
   remove(id: string): Promise<void>;
+  /**
+   * Claims a kept event for one replay for `leaseMs`: false when it is gone or another replay holds
+   * it, so two replays at once never publish it twice. A claim left by a crash lapses.
+   */
+  claim(id: string, leaseMs: number): Promise<boolean>;
 }
 
 /** An event's identity, as consumers de-duplicate it: type, owner, user and time. */
