@@ -8,7 +8,9 @@
  */
 
 import type { ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { dirname } from 'node:path';
 import { DEFAULT_DYNAMODB_PORT, LOCAL_TABLES, localEngine, portFromEnv } from '#store/local-engine';
 import { type DynamoDbLocal, ensureTables, launchDynamoDbLocal } from './dynamodb-local';
 import { type EventDelivery, startLocalEventDelivery } from './event-delivery';
@@ -44,6 +46,9 @@ async function main(): Promise<void> {
           `set DYNAMODB_PORT to a free port, or DYNAMODB_ENDPOINT=${engine.endpoint} to use the engine listening there.`,
       );
     }
+    // .data holds hashes, key digests and events: owner-only, also when an older version made it 0755.
+    mkdirSync(dirname(DATA_DIR), { recursive: true, mode: 0o700 });
+    chmodSync(dirname(DATA_DIR), 0o700);
     const dynamodb: DynamoDbLocal = launchDynamoDbLocal({ port: engine.port, dataDir: DATA_DIR });
     running.dynamodb = dynamodb.process;
     await dynamodb.ready;

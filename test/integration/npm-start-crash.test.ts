@@ -145,7 +145,8 @@ describe('npm start after a crash', () => {
     const before = readEvents(file);
     const torn = '{"detail-type":"UserCreated","source":"user-manage';
     appendFileSync(file, torn);
-    const third = startScript('local/start.ts', env, dir);
+    // Logging on, to see what a request adds to stdout (the README says it).
+    const third = startScript('local/start.ts', { ...env, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' }, dir);
     await third.waitFor(/Listening on/, 90_000);
     expect(third.output()).toContain(
       `.data/events.jsonl ended in a torn line (${torn.length} bytes, a crash during an append): moved to .data/events.jsonl.torn; its event is written again.`,
@@ -157,6 +158,17 @@ describe('npm start after a crash', () => {
     const after = uniqueEmail('after-torn');
     await call(env.PORT, apiKey!, after);
     await waitFor(() => (created(after) > 0 ? true : undefined), 10_000, 'the event after the torn line');
+    // One request, two JSON lines on stdout: the access log and the request metric.
+    const perRequest = third
+      .output()
+      .slice(third.output().indexOf('Listening on'))
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { message?: string; _aws?: unknown; outcome?: string });
+    expect(perRequest).toEqual([
+      expect.objectContaining({ message: 'Request completed', operation: 'createUser', status: 200 }),
+      expect.objectContaining({ _aws: expect.anything(), operation: 'createUser', outcome: 'created' }),
+    ]);
     third.child.kill('SIGINT');
     expect(await third.exited).toBe(0);
     // Every line reads (readEvents parses each), nothing before it lost, the new one on its own line.
