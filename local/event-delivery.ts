@@ -12,7 +12,7 @@
  * `admin replay-events`, as deployed.
  */
 
-import { chmod, link, mkdir, open as openFile, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open as openFile, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -152,7 +152,9 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   const eventsFile = options.eventsFile;
   await mkdir(dirname(eventsFile), { recursive: true, mode: 0o700 });
   // Files an older version created readable by all: owner-only from now on.
-  for (const file of [eventsFile, checkpointFile(eventsFile)]) await chmod(file, PRIVATE_FILE_MODE).catch(() => undefined);
+  for (const file of [eventsFile, checkpointFile(eventsFile)]) {
+    if ((await lstat(file).catch(() => undefined))?.isFile()) await chmod(file, PRIVATE_FILE_MODE);
+  }
   const saved = await readCheckpoint(eventsFile, streamArn);
   // Before the tail is read: a torn last line is no event, and its event comes again from the stream.
   const torn = await setAsideTornLine(eventsFile);

@@ -12,9 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { EVENT_SOURCE, type LifecycleEvent } from '#contract/lifecycle-events';
+import { createOwner } from '#domain/owners';
 import { undeliveredEventId } from '#domain/undelivered-events';
+import { createUser } from '#domain/users';
 import { createDocumentClient } from '#store/client';
 import { LOCAL_TABLES } from '#store/local-engine';
+import { processStores } from '#store/stores';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
 import { freePort } from '../../local/free-port';
 import { readEvents, waitFor } from '../support/lifecycle-events';
@@ -176,6 +179,47 @@ describe('npm start after a crash', () => {
     expect(readFileSync(`${file}.torn`, 'utf8')).toBe(`${torn}\n`);
     expect(mode(`${file}.torn`)).toBe('600');
   }, 300_000);
+});
+
+describe('two npm starts on one engine', () => {
+  it('the second delivers nothing while the first runs, and takes over, from the checkpoint, once it stops', async () => {
+    // The suite's own engine, which neither npm start owns: it outlives the first.
+    const engine = process.env.DYNAMODB_ENDPOINT!;
+    const dir = join(workdir, 'takeover');
+    mkdirSync(dir);
+    const file = join(dir, '.data/events.jsonl');
+    const env = { ...inherited, DYNAMODB_ENDPOINT: engine, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+    const created = (email: string) =>
+      readEvents(file).filter((event) => event['detail-type'] === 'UserCreated' && event.detail.user_email === email).length;
+    const { config, stores } = processStores();
+    const issued = await createOwner(stores.owners, uniqueEmail('takeover-owner'), config);
+    const owner = (await stores.owners.findOwner(issued.owner_email))!;
+    const caller = { ownerId: owner.ownerId, ownerEmail: owner.ownerEmail, keyId: issued.key_id };
+    const create = (email: string) => createUser(stores.users, caller, { user_email: email, user_password: 'a takeover password' }, config);
+
+    const first = startScript('local/start.ts', { ...env, PORT: String(await freePort()) }, dir);
+    await first.waitFor(/Listening on/, 90_000);
+    const second = startScript('local/start.ts', { ...env, PORT: String(await freePort()) }, dir);
+    await second.waitFor(/Listening on/, 90_000);
+    expect(second.output()).toContain('this one does not deliver them, and takes over when that one stops.');
+
+    const whileBoth = uniqueEmail('while-both');
+    await create(whileBoth);
+    await waitFor(() => (created(whileBoth) > 0 ? true : undefined), 15_000, 'the event while both run');
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+    // Written while no one delivers: the second resumes from the first one's checkpoint.
+    const meanwhile = uniqueEmail('meanwhile');
+    await create(meanwhile);
+    await second.waitFor(/the other npm start stopped; this one delivers them now\./, 15_000);
+    const after = uniqueEmail('after-takeover');
+    await create(after);
+    await waitFor(() => (created(after) > 0 ? true : undefined), 15_000, 'the event after the takeover');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+    expect([whileBoth, meanwhile, after].map(created)).toEqual([1, 1, 1]);
+  }, 240_000);
 });
 
 describe('the admin CLI without its DynamoDB', () => {

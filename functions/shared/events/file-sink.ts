@@ -26,8 +26,10 @@ export async function setAsideTornLine(eventsFile: string): Promise<string | und
   let torn: Buffer;
   let keep: number;
   try {
-    const { size } = await file.stat();
-    if (size === 0) return undefined;
+    const stats = await file.stat();
+    // Not a regular file (a directory in its place): the append fails and says so; nothing to repair.
+    if (!stats.isFile() || stats.size === 0) return undefined;
+    const size = stats.size;
     const last = Buffer.alloc(1);
     await file.read(last, 0, 1, size - 1);
     if (last[0] === 0x0a) return undefined;
