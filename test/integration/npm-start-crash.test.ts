@@ -128,6 +128,15 @@ describe('npm start after a crash', () => {
     const replayEnv = { ...env, EVENTS_FILE: replayed };
     const runs = await Promise.all([1, 2].map(() => runScript('admin/cli.ts', ['replay-events'], replayEnv)));
     expect(await kept.list()).toEqual([]);
+    // A claim holds until it lapses, is given back (a failed publish), or the event is removed.
+    const one = events[0]!;
+    await kept.keep([{ id: undeliveredEventId(one), event: one, changeId: '1', failure: 'EISDIR', keptAt }]);
+    expect(await kept.claim(undeliveredEventId(one), 60_000)).toBe(true);
+    expect(await kept.claim(undeliveredEventId(one), 60_000)).toBe(false);
+    await kept.release(undeliveredEventId(one));
+    expect(await kept.claim(undeliveredEventId(one), 60_000)).toBe(true);
+    await kept.remove(undeliveredEventId(one));
+    expect(await kept.claim(undeliveredEventId(one), 60_000)).toBe(false);
     db.destroy();
     const outcomes = runs.map((run) => {
       expect([run.code, run.stderr]).toEqual([0, '']);

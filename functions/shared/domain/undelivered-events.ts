@@ -28,6 +28,8 @@ export interface UndeliveredEventStore {
    * it, so two replays at once never publish it twice. A claim left by a crash lapses.
    */
   claim(id: string, leaseMs: number): Promise<boolean>;
+  /** Gives a claimed event back (its publish failed), so the next replay need not wait for the claim to lapse. */
+  release(id: string): Promise<void>;
 }
 
 /** An event's identity, as consumers de-duplicate it: type, owner, user and time. */

@@ -53,6 +53,8 @@ export async function replayUndelivered(
     const { left, failure: why } = await deliverEvents([{ event, changeId }], sink);
     if (left.length > 0) {
       failure ??= why;
+      // Best effort: a claim not given back lapses after CLAIM_MS anyway.
+      await store.release(id).catch(() => undefined);
       continue;
     }
     try {

@@ -66,6 +66,21 @@ export function createUndeliveredEventsStore(
       await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: id } }));
     },
 
+    async release(id) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: id },
+            UpdateExpression: 'REMOVE claimed_until',
+            ConditionExpression: 'attribute_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
     async claim(id, leaseMs) {
       const now = Date.now();
       try {
