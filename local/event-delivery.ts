@@ -12,6 +12,7 @@
  * `admin replay-events`, as deployed.
  */
 
+import { readFileSync } from 'node:fs';
 import { chmod, link, lstat, mkdir, open as openFile, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
@@ -351,13 +352,20 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   };
 }
 
-/** Whether a process with this pid exists (EPERM: it does, someone else's). */
+/**
+ * Whether the lock's pid is a live `npm start` (EPERM: alive, someone else's). Where /proc tells
+ * (Linux), a pid reused by another program after a reboot does not count.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('start.ts');
+  } catch {
+    return true;
   }
 }
 
@@ -382,7 +390,8 @@ async function lockDelivery(eventsFile: string): Promise<{ release: () => Promis
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const holder = Number(await readFile(path, 'utf8').catch(() => ''));
-      if (Number.isSafeInteger(holder) && holder > 0 && alive(holder)) return { holder };
+      // Its own pid in a stale lock (a reboot handed it out again) is no other holder.
+      if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) return { holder };
       await unlink(path).catch(() => undefined);
     }
   } finally {
