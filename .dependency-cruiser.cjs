@@ -2,7 +2,8 @@
  * The layers as a check (`npm run lint:ci`): the domain declares ports and imports no SDK, store or
  * HTTP code; the store never reaches up into HTTP; runtime code (functions/, and sign-in/, which a
  * tool's back end runs) imports nothing build-time or local-only, and no devDependency but for
- * types; the sign-in entry reaches nothing of the Lambda pipeline; no import cycles anywhere.
+ * types; the sign-in entry reaches nothing of the Lambda pipeline; the admin CLI (which runs against
+ * deployed stages too) imports nothing local-only; no import cycles anywhere.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -48,6 +49,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^(functions|sign-in)/' },
       to: { path: '^(codegen|local|scripts|bench|admin|lib|bin|test)/' },
+    },
+    {
+      name: 'admin-not-local',
+      comment:
+        'The admin CLI runs against deployed stages too: it never imports local-only code (npm start, DynamoDB Local, the local server).',
+      severity: 'error',
+      from: { path: '^admin/' },
+      to: { path: '^local/' },
     },
     {
       name: 'runtime-no-dev-dependencies',

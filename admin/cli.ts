@@ -18,9 +18,9 @@ import { normalizeEmail } from '#domain/email';
 import type { OwnerStore } from '#domain/owners';
 import { type PasswordSettings, parseArgon2Setting, readPasswordSettings } from '#platform/config';
 import { createDocumentClient } from '#store/client';
+import { adminEndpoint, LOCAL_TABLES, localEngine } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
 import { createUserTransferStore } from '#store/user-transfer-store';
-import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 import { REPLAY_USAGE, replayEventsCommand } from './replay-events';
@@ -157,7 +157,25 @@ const oneLine = (error: unknown) => {
   return text.replace(/\s*\n\s*/g, ' ').trim() || 'Failed';
 };
 
+/**
+ * A DynamoDB that did not answer (nothing listening, a wrong host, a timeout): which endpoint was
+ * tried and how to point the CLI elsewhere, instead of Node's bare `connect ECONNREFUSED`.
+ */
+function unreachable(error: unknown): string | undefined {
+  const { code, name, address, port } = error as { code?: string; name?: string; address?: string; port?: number };
+  const network = ['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT'];
+  if (!network.includes(code ?? '') && name !== 'TimeoutError') return undefined;
+  const endpoint =
+    process.env.DYNAMODB_ENDPOINT || process.env.DYNAMODB_PORT || address === '127.0.0.1'
+      ? localEngine().endpoint
+      : `${address ?? 'AWS'}${port ? `:${port}` : ''}`;
+  return (
+    `Cannot reach DynamoDB at ${endpoint} (${code ?? name}). Point the admin CLI at the engine npm start uses with ` +
+    'DYNAMODB_PORT=<its DYNAMODB_PORT> (or DYNAMODB_ENDPOINT=<url>); for a deployed stage, leave both unset and name its tables.'
+  );
+}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`${oneLine(error)}\n`);
+  process.stderr.write(`${unreachable(error) ?? oneLine(error)}\n`);
   process.exit(error instanceof UsageError ? 2 : 1);
 });

@@ -13,7 +13,7 @@ import { reapplyDeletions } from '#domain/deletions';
 import { readRecoveryPeriodDays } from '#platform/config';
 import { createDocumentClient } from '#store/client';
 import { createCollectionEraser, createDeletionLedger } from '#store/deletion-ledger';
-import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
+import { adminEndpoint, LOCAL_TABLES } from '#store/local-engine';
 import { UsageError } from './key-commands';
 
 export const REAPPLY_USAGE =

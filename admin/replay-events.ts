@@ -6,20 +6,21 @@
  * Deployed: `--undelivered-events-table` (output UndeliveredEventsTableName), `--event-bus`
  * (EventBusName) and `--deletions-table` (DeletionsTableName), or UNDELIVERED_EVENTS_TABLE_NAME,
  * EVENT_BUS_NAME and DELETIONS_TABLE_NAME. Locally (the engine `npm start` uses): the local tables,
- * and the events file `npm start` writes (EVENTS_FILE, default .data/events.jsonl). Safe to run
- * again: consumers de-duplicate an event published twice.
+ * and the events file `npm start` writes (EVENTS_FILE, default .data/events.jsonl). Two runs at once
+ * never publish one event twice (each claims an event before publishing it). Safe to run again:
+ * consumers de-duplicate an event published twice after a crash.
  */
 
 import { parseArgs } from 'node:util';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { createEventBridgeSink } from '#events/eventbridge-sink';
+import { createFileSink, DEFAULT_EVENTS_FILE } from '#events/file-sink';
 import { replayUndelivered } from '#events/replay';
 import { readRecoveryPeriodDays, readUndeliveredEventDays } from '#platform/config';
 import { createDocumentClient } from '#store/client';
 import { createDeletionLedger } from '#store/deletion-ledger';
+import { adminEndpoint, LOCAL_TABLES } from '#store/local-engine';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
-import { createFileSink, DEFAULT_EVENTS_FILE } from '../local/file-sink';
-import { adminEndpoint, LOCAL_TABLES } from '../local/local-engine';
 import { UsageError } from './key-commands';
 
 export const REPLAY_USAGE = `  replay-events [--dry-run] [--undelivered-events-table NAME --event-bus NAME --deletions-table NAME]
@@ -62,7 +63,7 @@ export async function replayEventsCommand(args: string[]): Promise<0 | 1> {
     });
     const sink = eventBridge
       ? createEventBridgeSink(eventBridge, bus!, ledger)
-      : createFileSink(process.env.EVENTS_FILE || DEFAULT_EVENTS_FILE, ledger);
+      : createFileSink(process.env.EVENTS_FILE || DEFAULT_EVENTS_FILE, ledger, (warning) => process.stderr.write(`${warning}\n`));
     const outcome = await replayUndelivered(store, sink, { dryRun: values['dry-run'] === true });
     process.stdout.write(`${JSON.stringify(outcome)}\n`);
     return outcome.failed > 0 ? 1 : 0;

@@ -24,7 +24,10 @@ const dir = mkdtempSync(join(tmpdir(), 'wlum-tracer-'));
 try {
   symlinkSync(resolve(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const probe = join(dir, 'probe.mjs');
-  writeFileSync(probe, 'const t = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t));\n');
+  writeFileSync(
+    probe,
+    'const t = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t));\n',
+  );
   const importMs = (file: string) => {
     const child = spawnSync(process.execPath, [probe, pathToFileURL(file).href], {
       cwd: dir,

@@ -2,7 +2,7 @@
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { localConnection } from '#store/client';
+import type { TableNames } from '#store/local-engine';
 import {
   DELETIONS_TABLE,
   IDEMPOTENCY_TABLE,
@@ -24,7 +25,6 @@ import {
   UNDELIVERED_EVENTS_TABLE,
   USERS_TABLE,
 } from '#store/table-layout';
-import type { TableNames } from './local-engine';
 
 const JAVA_HINT =
   'Debian/Ubuntu: `sudo apt-get install -y default-jre-headless`; macOS: `brew install openjdk`), or set DYNAMODB_ENDPOINT to a DynamoDB you already run.';
@@ -83,6 +83,16 @@ function compiledLauncher(jar: string): string {
   return dir;
 }
 
+/**
+ * The data folder owner-only (0700), made so when it was created before (0755), and a database
+ * file an older version left readable by all made 0600.
+ */
+function privateDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  for (const name of readdirSync(dataDir)) chmodSync(join(dataDir, name), 0o600);
+}
+
 /** A DynamoDB Local process on its way up: `ready` settles once it listens on 127.0.0.1 and answers. */
 export interface DynamoDbLocal {
   readonly endpoint: string;
@@ -101,7 +111,7 @@ export function launchDynamoDbLocal(options: { port: number; dataDir?: string })
   const { jar, libraries } = distribution();
   const classes = compiledLauncher(jar);
   const dataDir = options.dataDir && resolve(options.dataDir);
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (dataDir) privateDataDir(dataDir);
   const args = [
     // The throughput collector: DynamoDB Local's CPU per write is about a quarter lower than under
     // the JVM's default on two cores (G1, which pays for short pauses that a local engine does
@@ -119,7 +129,16 @@ export function launchDynamoDbLocal(options: { port: number; dataDir?: string })
     ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']),
   ];
   // Its own process group: a terminal's Ctrl-C reaches only Node, which then stops it in order.
-  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  // The JVM creates its database file with the umask it inherits: owner-only, as it holds hashes
+  // and key digests (Node has no per-child umask; the process's is restored once spawned).
+  const umask = process.umask(0o077);
+  const child = (() => {
+    try {
+      return spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    } finally {
+      process.umask(umask);
+    }
+  })();
   const endpoint = `http://127.0.0.1:${options.port}`;
   let output = '';
   const collect = (chunk: Buffer) => {

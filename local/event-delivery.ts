@@ -12,7 +12,8 @@
  * `admin replay-events`, as deployed.
  */
 
-import { mkdir, open as openFile, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { chmod, link, lstat, mkdir, open as openFile, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -23,14 +24,14 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
-import { deliverChanges, type EventSink } from '#events/lifecycle-events';
+import { createFileSink, DEFAULT_EVENTS_FILE, eventLine, PRIVATE_FILE_MODE, setAsideTornLine } from '#events/file-sink';
+import { deliverChanges, type EventSink, failureName } from '#events/lifecycle-events';
 import { readRecoveryPeriodDays, readUndeliveredEventDays, UNDELIVERED_EVENT_DAYS } from '#platform/config';
 import { createDocumentClient, localConnection } from '#store/client';
 import { createDeletionLedger } from '#store/deletion-ledger';
+import { LOCAL_TABLES } from '#store/local-engine';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
 import { localClient } from './dynamodb-local';
-import { createFileSink, DEFAULT_EVENTS_FILE, eventLine } from './file-sink';
-import { LOCAL_TABLES } from './local-engine';
 
 /** How long delivery retries a failing sink before it keeps the events for replay. */
 export const KEEP_AFTER_MS = 10_000;
@@ -45,14 +46,45 @@ interface Checkpoint {
 
 const checkpointFile = (eventsFile: string) => `${eventsFile}.checkpoint`;
 
+/**
+ * The saved checkpoint: undefined when there is none (a new events file) or it is another stream's
+ * (the table was made anew). One that cannot be read stops the start: skipping to the stream's end
+ * would silently lose the events of every write since it was saved.
+ */
 async function readCheckpoint(eventsFile: string, stream: string): Promise<Checkpoint | undefined> {
+  const file = checkpointFile(eventsFile);
+  let text: string;
   try {
-    const saved = JSON.parse(await readFile(checkpointFile(eventsFile), 'utf8')) as Checkpoint;
-    return saved.stream === stream && typeof saved.eventsBytes === 'number' ? saved : undefined;
-  } catch {
-    return undefined;
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unreadableCheckpoint(file, failureName(error));
   }
+  let saved: Checkpoint;
+  try {
+    saved = JSON.parse(text) as Checkpoint;
+  } catch {
+    throw unreadableCheckpoint(file, 'not JSON');
+  }
+  const shards = saved?.shards;
+  const valid =
+    typeof saved?.stream === 'string' &&
+    Number.isSafeInteger(saved.eventsBytes) &&
+    saved.eventsBytes >= 0 &&
+    Array.isArray(saved.finished) &&
+    saved.finished.every((id) => typeof id === 'string') &&
+    typeof shards === 'object' &&
+    shards !== null &&
+    Object.values(shards).every((seq) => seq === null || typeof seq === 'string');
+  if (!valid) throw unreadableCheckpoint(file, 'not a checkpoint');
+  return saved.stream === stream ? saved : undefined;
 }
+
+const unreadableCheckpoint = (file: string, why: string) =>
+  new Error(
+    `${file} cannot be read (${why}): it says where lifecycle events resume. Restore it from a backup, or move it away to deliver ` +
+      'only the writes made from now on (the events of writes since it was saved are then not written).',
+  );
 
 /** What the file holds after `from`: the events an append wrote before its checkpoint could be saved. */
 async function tailOf(eventsFile: string, from: number): Promise<string> {
@@ -88,7 +120,9 @@ export interface EventDeliveryOptions {
    * @default 300
    */
   readonly intervalMs?: number;
-  /** Told, by error name, when a round fails; the next round tries again. @default - ignored */
+  /** How the hints write the admin CLI's command (naming a non-default engine). @default 'npm run admin --' */
+  readonly adminCommand?: string;
+  /** Told, by error name, when a round fails (the next round tries again), and of a torn line set aside. @default - ignored */
   readonly onError?: (message: string) => void;
 }
 
@@ -117,11 +151,18 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
     retentionDays: options.undeliveredEventDays ?? UNDELIVERED_EVENT_DAYS.default,
   });
   const eventsFile = options.eventsFile;
-  await mkdir(dirname(eventsFile), { recursive: true });
+  await mkdir(dirname(eventsFile), { recursive: true, mode: 0o700 });
+  // Files an older version created readable by all: owner-only from now on.
+  for (const file of [eventsFile, checkpointFile(eventsFile)]) {
+    if ((await lstat(file).catch(() => undefined))?.isFile()) await chmod(file, PRIVATE_FILE_MODE);
+  }
   const saved = await readCheckpoint(eventsFile, streamArn);
+  // Before the tail is read: a torn last line is no event, and its event comes again from the stream.
+  const torn = await setAsideTornLine(eventsFile);
+  if (torn) options.onError?.(torn);
   // Events appended after the checkpoint was saved: delivered again from the checkpoint, they are skipped once.
   let written = saved ? await tailOf(eventsFile, saved.eventsBytes) : '';
-  const fileSink = createFileSink(eventsFile, ledger);
+  const fileSink = createFileSink(eventsFile, ledger, options.onError);
   const sink: EventSink = {
     ...fileSink,
     async publish(events) {
@@ -162,7 +203,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
       finished: [...finished],
       eventsBytes,
     };
-    await writeFile(`${checkpointFile(eventsFile)}.tmp`, JSON.stringify(checkpoint));
+    await writeFile(`${checkpointFile(eventsFile)}.tmp`, JSON.stringify(checkpoint), { mode: PRIVATE_FILE_MODE });
     await rename(`${checkpointFile(eventsFile)}.tmp`, checkpointFile(eventsFile));
   };
   let lookForShards = false;
@@ -242,7 +283,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
         const result = await deliverChanges(records, sink, keeping ? { keep: (events) => undelivered.keep(events) } : {});
         if (result.kept > 0 && !stopped) {
           options.onError?.(
-            `Lifecycle events kept for replay (${result.failure}): ${result.kept}; once the cause is fixed, run: npm run admin -- replay-events`,
+            `Lifecycle events kept for replay (${result.failure}): ${result.kept}; once the cause is fixed, run: ${options.adminCommand ?? 'npm run admin --'} replay-events`,
           );
         } else if (result.retryFrom === undefined && result.delivered > 0) {
           failingSince = undefined;
@@ -312,22 +353,128 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
 }
 
 /**
+ * Whether the lock's pid is a live `npm start` (EPERM: alive, someone else's). Where /proc tells
+ * (Linux), a pid reused by another program after a reboot does not count.
+ */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('start.ts');
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * One delivery per events file: `<file>.lock` holds the delivering process's pid, made whole
+ * before it appears (a hard link of a finished file, which fails when the lock exists). A lock
+ * whose process is gone (`kill -9`) is taken over. Resolves with the release, or the holder's pid.
+ */
+async function lockDelivery(eventsFile: string): Promise<{ release: () => Promise<void> } | { holder: number }> {
+  const path = `${eventsFile}.lock`;
+  const mine = `${path}.${process.pid}`;
+  await writeFile(mine, String(process.pid), { mode: PRIVATE_FILE_MODE });
+  try {
+    for (;;) {
+      try {
+        await link(mine, path);
+        const release = async () => {
+          if ((await readFile(path, 'utf8').catch(() => '')) === String(process.pid)) await unlink(path).catch(() => undefined);
+        };
+        return { release };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = Number(await readFile(path, 'utf8').catch(() => ''));
+      // Its own pid in a stale lock (a reboot handed it out again) is no other holder.
+      if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) return { holder };
+      await unlink(path).catch(() => undefined);
+    }
+  } finally {
+    await unlink(mine).catch(() => undefined);
+  }
+}
+
+/**
  * `npm start`'s delivery, configured from the environment: EVENTS_FILE (default
  * .data/events.jsonl), USERS_TABLE_NAME, DELETIONS_TABLE_NAME, UNDELIVERED_EVENTS_TABLE_NAME,
- * RECOVERY_PERIOD_DAYS. Failed rounds
- * are reported on stderr, one line each.
+ * RECOVERY_PERIOD_DAYS. Failed rounds are reported on stderr, one line each.
+ *
+ * Another `npm start` already delivering to the same file (two on one DynamoDB Local, in one
+ * folder): this one says so and does not deliver, so no event is written twice; it takes over,
+ * from the checkpoint, once that one stops.
  */
-export async function startLocalEventDelivery(endpoint: string): Promise<EventDelivery & { eventsFile: string }> {
+export async function startLocalEventDelivery(
+  endpoint: string,
+  adminCommand?: string,
+): Promise<EventDelivery & { eventsFile: string; delivering: boolean }> {
   const eventsFile = process.env.EVENTS_FILE || DEFAULT_EVENTS_FILE;
-  const delivery = await startEventDelivery({
-    endpoint,
-    usersTableName: process.env.USERS_TABLE_NAME ?? LOCAL_TABLES.usersTableName,
-    deletionsTableName: process.env.DELETIONS_TABLE_NAME ?? LOCAL_TABLES.deletionsTableName,
-    undeliveredEventsTableName: process.env.UNDELIVERED_EVENTS_TABLE_NAME ?? LOCAL_TABLES.undeliveredEventsTableName,
+  await mkdir(dirname(eventsFile), { recursive: true, mode: 0o700 });
+  const start = () =>
+    startEventDelivery({
+      endpoint,
+      usersTableName: process.env.USERS_TABLE_NAME ?? LOCAL_TABLES.usersTableName,
+      deletionsTableName: process.env.DELETIONS_TABLE_NAME ?? LOCAL_TABLES.deletionsTableName,
+      undeliveredEventsTableName: process.env.UNDELIVERED_EVENTS_TABLE_NAME ?? LOCAL_TABLES.undeliveredEventsTableName,
+      eventsFile,
+      recoveryPeriodDays: readRecoveryPeriodDays(),
+      undeliveredEventDays: readUndeliveredEventDays(),
+      onError: (message) => console.error(message),
+      ...(adminCommand && { adminCommand }),
+    });
+  const withLock = async (release: () => Promise<void>) => {
+    const delivery = await start().catch(async (error: unknown) => {
+      await release();
+      throw error;
+    });
+    return {
+      async stop() {
+        await delivery.stop();
+        await release();
+      },
+    };
+  };
+
+  const lock = await lockDelivery(eventsFile);
+  if ('release' in lock) return { ...(await withLock(lock.release)), eventsFile, delivering: true };
+
+  console.error(
+    `Lifecycle events to ${eventsFile} are delivered by another npm start (pid ${lock.holder}); this one does not deliver them, and takes over when that one stops.`,
+  );
+  let stopped = false;
+  let taken: EventDelivery | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let attempt: Promise<void> = Promise.resolve();
+  const poll = () => {
+    timer = setTimeout(() => {
+      attempt = (async () => {
+        const next = await lockDelivery(eventsFile);
+        if (!('release' in next)) return;
+        if (stopped) return next.release();
+        taken = await withLock(next.release);
+        console.error(`Lifecycle events to ${eventsFile}: the other npm start stopped; this one delivers them now.`);
+      })()
+        .catch((error: Error) => {
+          console.error(`Lifecycle event delivery could not start (${failureName(error)}): ${error.message.split('\n')[0]}`);
+        })
+        .finally(() => {
+          if (!stopped && !taken) poll();
+        });
+    }, 1_000);
+  };
+  poll();
+  return {
     eventsFile,
-    recoveryPeriodDays: readRecoveryPeriodDays(),
-    undeliveredEventDays: readUndeliveredEventDays(),
-    onError: (message) => console.error(message),
-  });
-  return { ...delivery, eventsFile };
+    delivering: false,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await attempt;
+      await taken?.stop();
+    },
+  };
 }

@@ -8,11 +8,13 @@
  */
 
 import type { ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { dirname } from 'node:path';
+import { DEFAULT_DYNAMODB_PORT, LOCAL_TABLES, localEngine, portFromEnv } from '#store/local-engine';
 import { type DynamoDbLocal, ensureTables, launchDynamoDbLocal } from './dynamodb-local';
 import { type EventDelivery, startLocalEventDelivery } from './event-delivery';
 import { portInUse } from './free-port';
-import { LOCAL_TABLES, localEngine, portFromEnv } from './local-engine';
 
 const DEV_OWNER_EMAIL = 'dev-owner@example.com';
 const DATA_DIR = '.data/dynamodb';
@@ -44,6 +46,9 @@ async function main(): Promise<void> {
           `set DYNAMODB_PORT to a free port, or DYNAMODB_ENDPOINT=${engine.endpoint} to use the engine listening there.`,
       );
     }
+    // .data holds hashes, key digests and events: owner-only, also when an older version made it 0755.
+    mkdirSync(dirname(DATA_DIR), { recursive: true, mode: 0o700 });
+    chmodSync(dirname(DATA_DIR), 0o700);
     const dynamodb: DynamoDbLocal = launchDynamoDbLocal({ port: engine.port, dataDir: DATA_DIR });
     running.dynamodb = dynamodb.process;
     await dynamodb.ready;
@@ -71,9 +76,9 @@ async function main(): Promise<void> {
     throw new Error(`DynamoDB at ${engine.endpoint} did not accept the tables: ${(error as Error).message || (error as Error).name}`);
   }
   // Before anything writes, so the development owner's UserCreated is delivered too.
-  const events = await startLocalEventDelivery(engine.endpoint);
+  const events = await startLocalEventDelivery(engine.endpoint, adminCommand(engine));
   running.events = events;
-  console.error(`Lifecycle events to ${events.eventsFile}`);
+  if (events.delivering) console.error(`Lifecycle events to ${events.eventsFile}`);
 
   // Imported only now: the handlers read their configuration when they load.
   const { processStores } = await import('#store/stores');
@@ -83,7 +88,7 @@ async function main(): Promise<void> {
 
   if (await stores.owners.findOwner(DEV_OWNER_EMAIL)) {
     console.error(`Development owner ${DEV_OWNER_EMAIL} exists; its key was printed when it was created.`);
-    console.error(`Issue another with: npm run -s admin -- issue-key ${DEV_OWNER_EMAIL}`);
+    console.error(`Issue another with: ${adminCommand(engine)} issue-key ${DEV_OWNER_EMAIL}`);
   } else {
     const issued = await createOwner(stores.owners, DEV_OWNER_EMAIL, config);
     console.log(`Created development owner ${issued.owner_email}. Its API key, shown this once:`);
@@ -98,6 +103,16 @@ async function main(): Promise<void> {
   });
   server.on('error', (error) => fail(error));
   console.log(`Listening on http://127.0.0.1:${port}${API_PREFIX}`);
+}
+
+/** The admin CLI's command line for this engine: it finds the engine as npm start does, so a non-default one is named. */
+function adminCommand(engine: { endpoint: string; port: number; external: boolean }): string {
+  const env = engine.external
+    ? `DYNAMODB_ENDPOINT=${engine.endpoint} `
+    : engine.port !== DEFAULT_DYNAMODB_PORT
+      ? `DYNAMODB_PORT=${engine.port} `
+      : '';
+  return `${env}npm run -s admin --`;
 }
 
 /** The API's port is taken: checked before anything starts, and again (a race) when the server binds. */

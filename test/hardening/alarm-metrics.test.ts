@@ -22,7 +22,7 @@ process.env.POWERTOOLS_METRICS_NAMESPACE = `UserManagement/${STAGE}`;
 
 const { processStores } = await import('#store/stores');
 const { userPk } = await import('#store/table-layout');
-const { LOCAL_TABLES } = await import('../../local/local-engine');
+const { LOCAL_TABLES } = await import('#store/local-engine');
 const { apiClient } = await import('../support/http-client');
 const { startLocalServer, uniqueEmail } = await import('../support/local');
 const { injectFault } = await import('../support/faults');

@@ -16,6 +16,7 @@ import { createOwner } from '#domain/owners';
 import { verifyPassword } from '#domain/passwords';
 import { readPasswordSettings } from '#platform/config';
 import { createDocumentClient } from '#store/client';
+import { LOCAL_TABLES } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
 import { userKey } from '#store/table-layout';
 import {
@@ -29,7 +30,6 @@ import {
   UnexpectedResponseError,
 } from '../../client/index';
 import { freePort } from '../../local/free-port';
-import { LOCAL_TABLES } from '../../local/local-engine';
 import { type ProxyStep, startFaultyProxy } from '../support/faulty-proxy';
 import { readEvents, waitFor } from '../support/lifecycle-events';
 import { killStartedScripts, startScript } from '../support/processes';

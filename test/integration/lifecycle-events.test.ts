@@ -9,9 +9,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
+import { LOCAL_TABLES } from '#store/local-engine';
 import { processStores } from '#store/stores';
 import { userPk } from '#store/table-layout';
-import { LOCAL_TABLES } from '../../local/local-engine';
 import { seedAssociatedData } from '../hardening/support/world';
 import { injectFault } from '../support/faults';
 import { apiClient } from '../support/http-client';

@@ -1,19 +1,32 @@
 /**
+ * SIGTERM to `npm start` (to npm itself, to its tsx process, or to the whole process group) stops
+ * the server and DynamoDB Local and frees both ports.
+ *
  * `kill -9` of `npm start` loses no event and invents none: right after a burst of acknowledged
  * creates and deletes, the process is killed with SIGKILL (DynamoDB Local follows, its standard
  * input closed), started again on the same data, and the events file then holds exactly one event
  * per acknowledged write, and the ledger one entry per delete.
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDocumentClient } from '#store/client';
 import { freePort } from '../../local/free-port';
 import { readEvents, waitFor } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
-import { descendantPids, isRunning, killStartedScripts, startScript } from '../support/processes';
+import {
+  childPids,
+  commandLine,
+  descendantPids,
+  isRunning,
+  killStartedScripts,
+  linkProject,
+  listeningAddresses,
+  startNpmStart,
+  startScript,
+} from '../support/processes';
 import { scanAll } from '../support/scan';
 
 const workdir = mkdtempSync(join(tmpdir(), 'npm-start-kill-'));
@@ -81,6 +94,49 @@ describe('npm start: kill -9', () => {
       expect(await second.exited).toBe(0);
     }
   }, 180_000);
+});
+
+describe('npm start: SIGTERM', () => {
+  // One project folder for the three runs: the first creates the data, the others reuse it.
+  const project = join(workdir, 'project');
+  beforeAll(() => {
+    mkdirSync(project);
+    linkProject(project);
+  });
+
+  // npm runs the script through `sh -c`; npm forwards SIGTERM to its child only, so the script
+  // execs tsx (a shell in between would die and leave tsx, the server and DynamoDB Local running).
+  it.each([
+    ['npm itself', (npm: number) => process.kill(npm, 'SIGTERM')],
+    ['the tsx process', (npm: number) => process.kill(childPids(npm).find((pid) => commandLine(pid).includes('tsx'))!, 'SIGTERM')],
+    ['the whole process group', (npm: number) => process.kill(-npm, 'SIGTERM')],
+  ])(
+    'to %s stops the server and DynamoDB Local and frees both ports',
+    async (_, kill) => {
+      const env = { ...inherited, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), POWERTOOLS_LOG_LEVEL: 'SILENT' };
+      const npm = startNpmStart(env, project);
+      await npm.waitFor(/Listening on/, 90_000);
+      const started = descendantPids(npm.child.pid!);
+      expect(started.filter((pid) => commandLine(pid).includes('LoopbackDynamoDbLocal'))).toHaveLength(1);
+      expect(started.filter((pid) => commandLine(pid).includes('tsx'))).not.toEqual([]);
+
+      const all = [npm.child.pid!, ...started];
+      try {
+        kill(npm.child.pid!);
+        // A process that has just exited may hold its listening socket a moment longer (a JVM's threads end one by one).
+        const free = () => [env.PORT, env.DYNAMODB_PORT].every((port) => listeningAddresses(Number(port)).length === 0);
+        await waitFor(
+          () => (all.every((pid) => !isRunning(pid)) && free() ? true : undefined),
+          20_000,
+          'every process to exit, both ports free',
+        );
+      } finally {
+        // Left running (the failure this test looks for), they would outlive the test: stopped here.
+        for (const pid of all.filter(isRunning)) process.kill(pid, 'SIGKILL');
+      }
+    },
+    150_000,
+  );
 });
 
 /** A process's command name, from /proc. */

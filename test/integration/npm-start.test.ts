@@ -42,7 +42,7 @@ describe('npm start', () => {
     // The README shows this first run's output exactly (npm's own two lines aside, ports as configured).
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const quickStart = readme.slice(readme.indexOf('\n## Quick start\n'));
-    const shown = /\n```\n> white-label-user-management@\S+ start\n> tsx local\/start\.ts\n\n([\s\S]*?)```\n/.exec(quickStart)?.[1];
+    const shown = /\n```\n> white-label-user-management@\S+ start\n> exec tsx local\/start\.ts\n\n([\s\S]*?)```\n/.exec(quickStart)?.[1];
     expect(first.output().replace(/wlk_\S+/, 'wlk_...')).toBe(
       shown?.replaceAll(':8000', `:${env.DYNAMODB_PORT}`).replaceAll(':3000', `:${env.PORT}`),
     );

@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
 import { undeliveredEventId } from '#domain/undelivered-events';
 import { replayUndelivered } from '#events/replay';
+import { LOCAL_TABLES } from '#store/local-engine';
 import { processStores } from '#store/stores';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
 import { ensureTables } from '../../local/dynamodb-local';
-import { LOCAL_TABLES } from '../../local/local-engine';
 import { uniqueEmail } from '../support/local';
 
 const TABLE = `undelivered-events-expiry-${process.pid}`;

@@ -4,9 +4,9 @@
  * (TEST_TARGET=staging) nothing local is started.
  */
 
+import { LOCAL_TABLES } from '#store/local-engine';
 import { ensureTables, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/free-port';
-import { LOCAL_TABLES } from '../../local/local-engine';
 import { STAGING_VARIABLES } from './target-env';
 
 export default async function globalSetup(): Promise<void> {

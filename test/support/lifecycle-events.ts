@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
+import { LOCAL_TABLES } from '#store/local-engine';
 import { type EventDelivery, type EventDeliveryOptions, startEventDelivery } from '../../local/event-delivery';
-import { LOCAL_TABLES } from '../../local/local-engine';
 
 /** Every event in an events file, in order. */
 export const readEvents = (file: string): LifecycleEvent[] =>

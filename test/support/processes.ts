@@ -1,7 +1,8 @@
 /** Runs the project's own entry points (tsx scripts) as child processes, on the pinned Node. */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,7 +31,25 @@ export function killStartedScripts(): void {
 
 /** Starts a long-running script; `waitFor` resolves with the output once it matches. */
 export function startScript(script: string, env: NodeJS.ProcessEnv, cwd = ROOT) {
-  const child: ChildProcess = spawn(process.execPath, [TSX, `${ROOT}${script}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startProcess(process.execPath, [TSX, `${ROOT}${script}`], env, cwd);
+}
+
+/**
+ * Runs `npm start` itself (npm, then tsx, then the script) in `dir`, a folder that links to the
+ * project's files (see {@link linkProject}) so that its `.data` is the test's own. Detached: npm
+ * leads a process group of its own, as in a terminal.
+ */
+export function startNpmStart(env: NodeJS.ProcessEnv, dir: string) {
+  return startProcess('npm', ['start'], env, dir, { detached: true });
+}
+
+/** Fills `dir` with links to everything at the project's root but its data and git folders. */
+export function linkProject(dir: string): void {
+  for (const name of readdirSync(ROOT)) if (!['.data', '.git'].includes(name)) symlinkSync(join(ROOT, name), join(dir, name));
+}
+
+function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, options: { detached?: boolean } = {}) {
+  const child: ChildProcess = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...options });
   startedScripts.add(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

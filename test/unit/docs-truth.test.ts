@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DEFAULT_EVENTS_FILE } from '#events/file-sink';
 import { formatArgon2Setting, readConfig, readPasswordPolicy, readPasswordSettings } from '#platform/config';
 import { metricsNamespace } from '#platform/metrics';
-import { DEFAULT_EVENTS_FILE } from '../../local/file-sink';
-import { localEngine } from '../../local/local-engine';
+import { localEngine } from '#store/local-engine';
 import { checkAdminOptions, checkFigures, checkLocalVariables, checkPaths, checkSections } from '../support/docs-truth';
 import { ROOT, runScript } from '../support/processes';
 

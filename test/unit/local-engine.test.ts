@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { CATALOGUE, OPERATIONS } from '#contract/operations';
+import { localEngine, portFromEnv } from '#store/local-engine';
 import { functionTimeoutMs } from '../../local/lambda-runtime';
-import { localEngine, portFromEnv } from '../../local/local-engine';
 
 describe('localEngine: where npm start and the admin CLI find DynamoDB', () => {
   it('DYNAMODB_ENDPOINT first, then DYNAMODB_PORT on 127.0.0.1, then 8000', () => {

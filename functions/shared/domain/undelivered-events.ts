@@ -23,6 +23,13 @@ export interface UndeliveredEventStore {
   /** Every kept event, oldest first. */
   list(): Promise<UndeliveredEvent[]>;
   remove(id: string): Promise<void>;
+  /**
+   * Claims a kept event for one replay for `leaseMs`: false when it is gone or another replay holds
+   * it, so two replays at once never publish it twice. A claim left by a crash lapses.
+   */
+  claim(id: string, leaseMs: number): Promise<boolean>;
+  /** Gives a claimed event back (its publish failed), so the next replay need not wait for the claim to lapse. */
+  release(id: string): Promise<void>;
 }
 
 /** An event's identity, as consumers de-duplicate it: type, owner, user and time. */

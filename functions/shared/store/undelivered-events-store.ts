@@ -1,4 +1,5 @@
-import { DeleteCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
 import type { UndeliveredEvent, UndeliveredEventStore } from '#domain/undelivered-events';
 import type { DocumentClient } from './client';
@@ -63,6 +64,40 @@ export function createUndeliveredEventsStore(
 
     async remove(id) {
       await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: id } }));
+    },
+
+    async release(id) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: id },
+            UpdateExpression: 'REMOVE claimed_until',
+            ConditionExpression: 'attribute_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    async claim(id, leaseMs) {
+      const now = Date.now();
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: id },
+            UpdateExpression: 'SET claimed_until = :until',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
+            ExpressionAttributeValues: { ':until': now + leaseMs, ':now': now },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
     },
   };
 }

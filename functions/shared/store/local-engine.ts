@@ -1,7 +1,7 @@
 /**
  * Where the local processes find DynamoDB: `npm start`, the admin CLI and the tests resolve it
  * here, so they cannot disagree. No imports on purpose: the admin CLI reads this without loading
- * the DynamoDB Local launcher (local/), and nothing here reaches a Lambda bundle unless imported.
+ * the DynamoDB Local launcher (local/, which the admin CLI may not import), and no handler imports it.
  */
 
 /** The tables' names on the local engine. */
