@@ -12,6 +12,9 @@ export const METRIC_DIMENSIONS = ['operation', 'outcome'] as const;
 /** Lifecycle events kept for replay after every delivery try failed (no dimension): its alarm fires on the first. */
 export const UNDELIVERED_EVENTS_METRIC = 'undeliveredEvents';
 
+/** Online password checks that failed or timed out (no dimension): the offline list alone decided. */
+export const BREACH_CHECK_UNAVAILABLE_METRIC = 'breachCheckUnavailable';
+
 /** The outcome of a request the function answered with 500. */
 export const FAILED_OUTCOME = 'failed';
 
