@@ -2,14 +2,17 @@
  * Each owner's own password policy: `admin set-password-policy` / `show-password-policy` against
  * DynamoDB Local, then the owner's minimum and blocked words enforced over real HTTP on the local
  * server, for that owner only (another owner's users are unaffected), and in force within the
- * key-cache TTL (the tests' is 0: every request looks its key up).
+ * key-cache TTL (1 s here: the policy travels with the cached key look-up).
  */
 
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { apiClient } from '../support/http-client';
-import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
-import { runScript } from '../support/processes';
+
+// Before the pipeline reads its configuration (at its first import, below).
+process.env.API_KEY_CACHE_TTL_SECONDS = '1';
+const { apiClient } = await import('../support/http-client');
+const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
+const { runScript } = await import('../support/processes');
 
 jest.setTimeout(120_000);
 
@@ -131,5 +134,18 @@ describe("an owner's policy over real HTTP: its users only", () => {
   it('a blocked word inside a longer password is accepted (whole passwords only)', async () => {
     const response = await create(a, { user_email: uniqueEmail('a-inside'), user_password: `acmewidgetsbrand-${random(8)}` });
     expect(response.status).toBe(200);
+  });
+});
+
+describe('a change is in force within the key-cache TTL', () => {
+  it('a key looked up before the change gets the new minimum once its cache entry expires', async () => {
+    const owner = await newOwner('policy-ttl');
+    const call = apiClient(server.baseUrl, owner.apiKey);
+    const password = random(12);
+    expect((await call('/v1/createUser', { user_email: uniqueEmail('ttl-before'), user_password: password })).status).toBe(200);
+    expect((await admin('set-password-policy', owner.ownerEmail, '--min-length', '13')).code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const after = await call('/v1/createUser', { user_email: uniqueEmail('ttl-after'), user_password: password });
+    expect([after.status, after.body]).toEqual([400, { message: 'user_password must be between 13 and 1024 characters.' }]);
   });
 });

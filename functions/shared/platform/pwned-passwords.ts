@@ -41,7 +41,9 @@ export function pwnedPasswordsCheck(baseUrl: string, timeoutMs = PWNED_PASSWORDS
     } catch (error) {
       // Never the password or its hash: the error's name says enough.
       logger.warn('Pwned Passwords check unavailable: the offline list alone decides', { error_name: (error as Error | undefined)?.name });
+      // Its own line, flushed now and without the request's dimensions (Powertools' `service` cleared as on the shared instance).
       const single = metrics.singleMetric();
+      single.clearDefaultDimensions();
       single.addMetric(BREACH_CHECK_UNAVAILABLE_METRIC, MetricUnit.Count, 1);
       return 'unavailable';
     }
