@@ -34,7 +34,8 @@ export function validateBody(
   };
   const breachedRow = rows.findIndex((row) => row.failures.includes('breached'));
   return {
-    before: async ({ event, context }) => {
+    // Synchronous unless the online check runs: a request it does not concern waits for nothing.
+    before: ({ event, context }) => {
       const owner = context?.owner;
       const limits = limitsFor(policy, owner?.passwordPolicy);
       const ownRows = rowsFor(limits);
@@ -43,14 +44,19 @@ export function validateBody(
       const offline = policyErrors(body, policyFields, limits, owner);
       const errors = [...(validate.errors ?? []), ...offline.errors];
       const first = firstRow(errors, ownRows);
+      const refuse = () => {
+        if (!valid || errors.length > 0) throw new ApiError(400, messageFor(errors, ownRows));
+      };
       // Only a password the offline rules accept goes online, and only when its answer could matter.
-      if (options.breachCheck && offline.accepted.length > 0 && (first === undefined || first.index > breachedRow)) {
+      const { breachCheck } = options;
+      if (!breachCheck || offline.accepted.length === 0 || (first !== undefined && first.index < breachedRow)) return refuse();
+      return (async () => {
         for (const field of offline.accepted) {
           const password = (body as Record<string, string>)[field]!;
-          if ((await options.breachCheck(password.normalize('NFC'))) === 'found') errors.push(policyError(field, 'breached', password));
+          if ((await breachCheck(password.normalize('NFC'))) === 'found') errors.push(policyError(field, 'breached', password));
         }
-      }
-      if (!valid || errors.length > 0) throw new ApiError(400, messageFor(errors, ownRows));
+        refuse();
+      })();
     },
   };
 }
@@ -64,7 +70,7 @@ function policyErrors(body: unknown, fields: readonly string[], limits: Password
   const email = typeof record.user_email === 'string' ? record.user_email : undefined;
   for (const field of fields) {
     const value = record[field];
-    if (typeof value !== 'string' || value === '') continue;
+    if (typeof value !== 'string') continue;
     const verdict = checkPassword(value, { limits, email, blockedWords: owner?.passwordPolicy?.blockedWords });
     if (verdict === 'ok') accepted.push(field);
     else if (verdict === 'guessable') errors.push(policyError(field, 'guessable', value));
