@@ -13,6 +13,10 @@ process.env.API_KEY_CACHE_TTL_SECONDS = '1';
 const { apiClient } = await import('../support/http-client');
 const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
 const { runScript } = await import('../support/processes');
+const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+const { verifyPassword } = await import('#domain/passwords');
+const { processStores } = await import('#store/stores');
+const { userKey } = await import('#store/table-layout');
 
 jest.setTimeout(120_000);
 
@@ -147,5 +151,25 @@ describe('a change is in force within the key-cache TTL', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const after = await call('/v1/createUser', { user_email: uniqueEmail('ttl-after'), user_password: password });
     expect([after.status, after.body]).toEqual([400, { message: 'user_password must be between 13 and 1024 characters.' }]);
+  });
+});
+
+describe('NFC before the hash', () => {
+  it('a password sent decomposed (NFD) is stored as the hash of its NFC form; a reset in NFD the same', async () => {
+    const { config, stores } = processStores();
+    const owner = await newOwner('policy-nfc');
+    const ownerId = (await stores.owners.findOwner(owner.ownerEmail))!.ownerId;
+    const call = apiClient(server.baseUrl, owner.apiKey);
+    const storedHash = async (email: string) =>
+      (await stores.client.send(new GetCommand({ TableName: config.usersTableName, Key: userKey(ownerId, email) }))).Item
+        ?.password_hash as string;
+    const tail = random(8);
+    const email = uniqueEmail('nfc');
+    const created = await call('/v1/createUser', { user_email: email, user_password: `Cafe\u0301-${tail}` });
+    expect([created.status, created.body]).toEqual([200, { user_email: email, user_password: `Cafe\u0301-${tail}` }]);
+    expect(await verifyPassword(await storedHash(email), `Caf\u00e9-${tail}`)).toBe(true);
+    expect(await verifyPassword(await storedHash(email), `Cafe\u0301-${tail}`)).toBe(false);
+    expect((await call('/v1/resetUserPassword', { user_email: email, new_password: `Nai\u0308ve-${tail}` })).status).toBe(200);
+    expect(await verifyPassword(await storedHash(email), `Na\u00efve-${tail}`)).toBe(true);
   });
 });
