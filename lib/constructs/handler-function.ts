@@ -157,8 +157,11 @@ export class HandlerFunction extends Construct {
                   `rm -f "${outputDir}/package-lock.json"`,
                 ]),
             `"${process.execPath}" "${SOURCE_MAP_PATHS}" "${outputDir}" "${inputDir}"`,
-            // The password blocklist's digests, where domain/password-policy.ts reads them (relative to the bundle).
-            `mkdir -p "${outputDir}/generated" && cp "${inputDir}/${BLOCKLIST_SOURCE}" "${outputDir}/generated/"`,
+            // The password blocklist's digests, where domain/password-policy.ts reads them (relative to
+            // the bundle); the API functions only (the stream consumer checks no password).
+            ...(props.hashesPasswords === false
+              ? []
+              : [`mkdir -p "${outputDir}/generated" && cp "${inputDir}/${BLOCKLIST_SOURCE}" "${outputDir}/generated/"`]),
           ],
         },
       },
