@@ -22,6 +22,7 @@ import { adminEndpoint, LOCAL_TABLES, localEngine } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
 import { createUserTransferStore } from '#store/user-transfer-store';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
+import { POLICY_COMMANDS, POLICY_USAGE, passwordPolicyCommand } from './policy-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 import { REPLAY_USAGE, replayEventsCommand } from './replay-events';
 import { exportUsers, importUsers, type TableOptions, TRANSFER_USAGE, type TransferContext } from './transfer-commands';
@@ -29,6 +30,7 @@ import { exportUsers, importUsers, type TableOptions, TRANSFER_USAGE, type Trans
 const USAGE = `usage: npm run admin -- <command> [options]
 
 ${KEY_USAGE}
+${POLICY_USAGE}
 ${TRANSFER_USAGE}
 ${REAPPLY_USAGE}
 ${REPLAY_USAGE}
@@ -116,6 +118,9 @@ async function main(): Promise<void> {
     return;
   }
   if (process.argv[2] === 'export-users') return void (await exportUsers(process.argv.slice(3), connect));
+  const policyCommand = POLICY_COMMANDS.find((name) => name === process.argv[2]);
+  if (policyCommand && !process.argv.includes('--help'))
+    return print(await passwordPolicyCommand(policyCommand, process.argv.slice(3), connect));
   const { positionals, values } = parseCommandLine();
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
   const command = parseKeyCommand(positionals, {

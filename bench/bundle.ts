@@ -7,12 +7,12 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
-import { LAMBDA_ALIASES } from '../lib/constructs/handler-function';
+import { BLOCKLIST_SOURCE, LAMBDA_ALIASES } from '../lib/constructs/handler-function';
 import { median, round } from './stats';
 
 export const FUNCTIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
@@ -69,6 +69,9 @@ export async function measureBundles(root: string, imports = 10): Promise<Bundle
     );
     const measure = async (name: string, outfile: string): Promise<BundleResult> => {
       await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [join(root, 'functions', name, 'handler.ts')], outfile });
+      // The construct's afterBundling copies the password blocklist beside the bundle; so does this.
+      mkdirSync(join(dirname(outfile), 'generated'), { recursive: true });
+      copyFileSync(join(root, BLOCKLIST_SOURCE), join(dirname(outfile), 'generated', basename(BLOCKLIST_SOURCE)));
       const samples: number[] = [];
       for (let i = 0; i < imports; i++) {
         const child = spawnSync(process.execPath, [probe, pathToFileURL(outfile).href], {

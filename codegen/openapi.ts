@@ -203,6 +203,27 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
       };
     }
     const field = row.fields[0]!;
+    if (row.failures.includes('guessable')) {
+      return {
+        name: `${camel(field)}Guessable`,
+        status: 400,
+        summary:
+          "On the blocklist of common and breached passwords (compared whole, in any case, after NFC), the user's e-mail or its part before the `@`, or one of the owner's blocked words",
+        request: { ...op.validBody, [field]: 'iloveyou' },
+        response: { message: row.message(field) },
+        invalidBody: true,
+      };
+    }
+    if (row.failures.includes('breached')) {
+      return {
+        name: `${camel(field)}Breached`,
+        status: 400,
+        summary: 'Found by the online check (Pwned Passwords), on a stage that has it on (off by default)',
+        given: 'The stage has the online check on, and the password is in its answer.',
+        request: { ...op.validBody, [field]: 'tr0ub4dor&3-horse' },
+        response: { message: row.message(field) },
+      };
+    }
     const spec = FIELDS[field];
     if (!spec) throw new Error(`No example values for field ${field}`);
     const invalid = row.failures.includes('invalid');

@@ -34,6 +34,11 @@ export interface StageConfig {
    * hashes keep verifying after a change (the PHC string names its own parameters).
    */
   readonly argon2: Argon2Setting;
+  /**
+   * The online password check (Pwned Passwords range API, at most 1 s, fail-open to the offline
+   * list, an alarm when it keeps failing): off by default; `-c pwnedPasswordsCheck=true`.
+   */
+  readonly pwnedPasswordsCheck: boolean;
   /** How long a warm function trusts a looked-up API key (revocation delay). */
   readonly apiKeyCacheTtlSeconds: number;
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -83,6 +88,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     argon2: DEFAULT_ARGON2_SETTING,
+    pwnedPasswordsCheck: false,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'DEBUG',
     waf: false,
@@ -106,6 +112,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     argon2: DEFAULT_ARGON2_SETTING,
+    pwnedPasswordsCheck: false,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'INFO',
     waf: true,
@@ -128,6 +135,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     passwordMinLength: DEFAULT_PASSWORD_POLICY.minLength,
     passwordMaxLength: DEFAULT_PASSWORD_POLICY.maxLength,
     argon2: DEFAULT_ARGON2_SETTING,
+    pwnedPasswordsCheck: false,
     apiKeyCacheTtlSeconds: 30,
     logLevel: 'INFO',
     waf: true,
@@ -226,6 +234,7 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     passwordMaxLength: int('passwordMaxLength', defaults.passwordMaxLength, 8),
     argon2:
       node.tryGetContext('argon2') === undefined ? defaults.argon2 : parseArgon2Setting(node.tryGetContext('argon2'), 'Context argon2'),
+    pwnedPasswordsCheck: bool('pwnedPasswordsCheck', defaults.pwnedPasswordsCheck),
     apiKeyCacheTtlSeconds: int('apiKeyCacheTtlSeconds', defaults.apiKeyCacheTtlSeconds, 0),
     logLevel: logLevel as StageConfig['logLevel'],
     recoveryPeriodDays: int('recoveryPeriodDays', defaults.recoveryPeriodDays, RECOVERY_PERIOD_DAYS.min, RECOVERY_PERIOD_DAYS.max),

@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
 import { formatArgon2Setting } from '#platform/config';
 import { metricsNamespace } from '#platform/metrics';
+import { PWNED_PASSWORDS_API } from '#platform/pwned-passwords';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '#store/table-layout';
 import { buildOpenApiDocument, STAGE_SERVER_NOTE, serializeOpenApiDocument } from '../codegen/openapi';
 import { AlarmTopic } from './constructs/alarm-topic';
@@ -63,6 +64,8 @@ export class UserManagementStack extends Stack {
       PASSWORD_MAX_LENGTH: String(config.passwordMaxLength),
       ARGON2_SETTING: formatArgon2Setting(config.argon2),
       API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlSeconds),
+      // The public endpoint over the internet (no VPC): only 5 hex characters of a password's SHA-1 leave.
+      ...(config.pwnedPasswordsCheck && { PWNED_PASSWORDS_URL: PWNED_PASSWORDS_API }),
       ...observability,
     };
 
@@ -137,6 +140,7 @@ export class UserManagementStack extends Stack {
       functions: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
       metricsNamespace: observability.POWERTOOLS_METRICS_NAMESPACE,
       latencyP99ThresholdMs: config.latencyAlarmP99Ms,
+      breachCheckAlarm: config.pwnedPasswordsCheck,
       ...(this.edge && { webAcl: { name: this.edge.webAcl.name!, ruleMetricNames: this.edge.ruleMetricNames } }),
       alarmTopic,
     });

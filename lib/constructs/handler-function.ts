@@ -21,6 +21,9 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../bundling/env-credentials.ts', import.meta.url)),
 };
 
+/** The password blocklist (codegen/blocklist.ts), a data file every API function reads at cold start. */
+export const BLOCKLIST_SOURCE = 'functions/shared/domain/generated/blocklist.bin';
+
 /** Rewrites the bundle's source map paths relative to the project, so the asset hash ignores `cdk synth -o`. */
 const SOURCE_MAP_PATHS = fileURLToPath(new URL('../bundling/source-map-paths.mjs', import.meta.url));
 
@@ -154,6 +157,11 @@ export class HandlerFunction extends Construct {
                   `rm -f "${outputDir}/package-lock.json"`,
                 ]),
             `"${process.execPath}" "${SOURCE_MAP_PATHS}" "${outputDir}" "${inputDir}"`,
+            // The password blocklist's digests, where domain/password-policy.ts reads them (relative to
+            // the bundle); the API functions only (the stream consumer checks no password).
+            ...(props.hashesPasswords === false
+              ? []
+              : [`mkdir -p "${outputDir}/generated" && cp "${inputDir}/${BLOCKLIST_SOURCE}" "${outputDir}/generated/"`]),
           ],
         },
       },

@@ -16,7 +16,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { FAILED_OUTCOME, REQUESTS_METRIC } from '#platform/metrics';
+import { BREACH_CHECK_UNAVAILABLE_METRIC, FAILED_OUTCOME, REQUESTS_METRIC } from '#platform/metrics';
 
 export interface MonitoringProps {
   readonly api: RestApi;
@@ -53,6 +53,11 @@ export interface MonitoringProps {
    * @default - no WAF widget
    */
   readonly webAcl?: { readonly name: string; readonly ruleMetricNames: Readonly<Record<string, string>> };
+  /**
+   * The stage's online password check is on: alarm when it keeps failing (passwords then meet the offline list only).
+   * @default false
+   */
+  readonly breachCheckAlarm?: boolean;
 }
 
 /**
@@ -121,6 +126,27 @@ export class Monitoring extends Construct {
           threshold: 1,
           comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        props.alarmTopic,
+      );
+    }
+
+    if (props.breachCheckAlarm) {
+      this.addAlarm(
+        new Alarm(this, 'BreachCheckUnavailable', {
+          alarmName: `${prefix}-breach-check-unavailable`,
+          alarmDescription:
+            'The online password check (Pwned Passwords) failed or timed out in each of the last 5 minutes: passwords meet the offline list only (fail-open).',
+          metric: new Metric({
+            namespace: props.metricsNamespace,
+            metricName: BREACH_CHECK_UNAVAILABLE_METRIC,
+            statistic: Stats.SUM,
+            period: Duration.minutes(1),
+          }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 5,
           treatMissingData: TreatMissingData.NOT_BREACHING,
         }),
         props.alarmTopic,

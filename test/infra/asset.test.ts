@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { build } from 'esbuild';
-import { ARGON2_ARM64_BINARY, ARGON2_PACKAGE } from '../../lib/constructs/handler-function';
+import { ARGON2_ARM64_BINARY, ARGON2_PACKAGE, BLOCKLIST_SOURCE } from '../../lib/constructs/handler-function';
 import { OPERATIONS, type Operation } from '../../lib/user-management-stack';
 import { synthAssets } from './synth';
 
@@ -135,6 +135,12 @@ describe.each(OPERATIONS)('%s asset', (operation) => {
     expect(statSync(join(dir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
     expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
   });
+
+  it('carries the password blocklist in generated/ beside index.mjs, byte for byte the generated file', () => {
+    const carried = join(assetDirs[operation], 'generated', basename(BLOCKLIST_SOURCE));
+    expect(existsSync(carried)).toBe(true);
+    expect(readFileSync(carried).equals(readFileSync(BLOCKLIST_SOURCE))).toBe(true);
+  });
 });
 
 describe('stream consumer asset', () => {
@@ -153,6 +159,7 @@ describe('stream consumer asset', () => {
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}|export\s+(?:const|function|let|var)\s+handler\b/);
     expect(existsSync(join(dir, 'node_modules'))).toBe(false);
+    expect(existsSync(join(dir, 'generated'))).toBe(false);
     const builtins = new Set(builtinModules);
     const external = (await importedSpecifiers(join(dir, 'index.mjs'))).filter(
       (specifier) => !specifier.startsWith('node:') && !builtins.has(specifier),

@@ -67,7 +67,7 @@ describe('owners and keys', () => {
     const key = newApiKey();
     const record = { digest: key.digest, keyId: key.keyId, ownerId, ownerEmail, createdAt };
     expect(await stores.owners.createOwner({ ownerId, ownerEmail, createdAt }, { passwordHash: 'h' }, record)).toBe(true);
-    expect(await stores.owners.ownerAccountExists(ownerId, ownerEmail)).toBe(true);
+    expect(await stores.owners.findOwnerAccount(ownerId, ownerEmail)).toEqual({});
     expect(await stores.users.setPasswordHash(ownerId, ownerEmail, 'x')).toBe('white_label');
     expect(await stores.users.deleteProfile(ownerId, ownerEmail)).toBe('white_label');
     expect((await stores.users.listUserItems(ownerId, ownerEmail)).whiteLabel).toBe(true);

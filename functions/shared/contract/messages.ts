@@ -39,3 +39,9 @@ export const unknownParameter = (name: string) => `Unknown parameter: ${name}.`;
 /** `<field> must be between <min> and <max> characters.` for the deployment's password policy. */
 export const passwordOutOfPolicy = (field: string, policy: PasswordPolicy) =>
   `${field} must be between ${policy.minLength} and ${policy.maxLength} characters.`;
+
+/** `<field> is too easy to guess: choose another.`: on the blocklist, the user's e-mail or its local part, or an owner's blocked word. */
+export const passwordGuessable = (field: string) => `${field} is too easy to guess: choose another.`;
+
+/** `<field> has appeared in a data breach: choose another.`: found by the online check. */
+export const passwordBreached = (field: string) => `${field} has appeared in a data breach: choose another.`;

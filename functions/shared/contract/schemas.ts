@@ -8,7 +8,7 @@
 
 import type { ErrorObject } from 'ajv';
 import type { PasswordPolicy } from '#platform/config';
-import { MESSAGES, passwordOutOfPolicy, unknownParameter } from './messages';
+import { MESSAGES, passwordBreached, passwordGuessable, passwordOutOfPolicy, unknownParameter } from './messages';
 import type { OperationName } from './operations';
 
 /** An e-mail address, trimmed and lower-cased before it is checked (and stored). */
@@ -45,7 +45,7 @@ export const SHAPES = {
 } satisfies Record<OperationName, ReturnType<typeof body>>;
 
 /** The fields each operation holds to the password policy. */
-const POLICY_FIELDS: Record<OperationName, readonly string[]> = {
+export const POLICY_FIELDS: Record<OperationName, readonly string[]> = {
   createUser: ['user_password'],
   resetUserPassword: ['new_password'],
   deleteUser: [],
@@ -62,8 +62,11 @@ function withPolicy(shape: ReturnType<typeof body>, fields: readonly string[], p
   return { ...shape, properties };
 }
 
-/** What made a field fail: absent/null/empty, not a listed field, or any other failure. */
-type Failure = 'missing' | 'unknown' | 'invalid';
+/**
+ * What made a field fail: absent/null/empty, not a listed field, any other failure of its shape or
+ * length; for a password, too easy to guess or found by the online check (the password policy).
+ */
+export type Failure = 'missing' | 'unknown' | 'invalid' | 'guessable' | 'breached';
 
 /** A contract row: which field failures it covers, and its message. */
 export interface Row {
@@ -107,6 +110,8 @@ export function operationSchemas(policy: PasswordPolicy) {
       unknownRow,
       row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
       row(['user_password'], ['missing', 'invalid'], passwordOutOfPolicy('user_password', policy)),
+      row(['user_password'], ['guessable'], passwordGuessable),
+      row(['user_password'], ['breached'], passwordBreached),
       row(['should_reset_password'], ['missing', 'invalid'], MESSAGES.shouldResetInvalid),
     ]),
     resetUserPassword: operationSchema('resetUserPassword', policy, [
@@ -114,6 +119,8 @@ export function operationSchemas(policy: PasswordPolicy) {
       unknownRow,
       row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
       row(['new_password'], ['invalid'], passwordOutOfPolicy('new_password', policy)),
+      row(['new_password'], ['guessable'], passwordGuessable),
+      row(['new_password'], ['breached'], passwordBreached),
     ]),
     deleteUser: operationSchema('deleteUser', policy, [
       row(['user_email'], ['missing'], MESSAGES.missingParameters),
@@ -128,19 +135,27 @@ export function classify(error: ErrorObject): { field: string; failure: Failure 
   if (error.keyword === 'required') return { field: error.params.missingProperty, failure: 'missing' };
   if (error.keyword === 'additionalProperties') return { field: error.params.additionalProperty, failure: 'unknown' };
   const field = decodePointer(error.instancePath.split('/')[1] ?? '');
+  if (error.keyword === 'guessable' || error.keyword === 'breached') return { field, failure: error.keyword };
   const empty = error.instancePath.split('/').length === 2 && (error.data === null || error.data === '');
   return { field, failure: empty ? 'missing' : 'invalid' };
 }
 
+/** The first contract row that any of the errors falls under (its index, and the field), or undefined when none does. */
+export function firstRow(errors: readonly ErrorObject[], rows: readonly Row[]): { index: number; field: string } | undefined {
+  const failures = errors.map(classify);
+  for (const [index, { fields, failures: covered }] of rows.entries()) {
+    const hit = failures.find((f) => covered.includes(f.failure) && (fields === '*' || fields.includes(f.field)));
+    if (hit) return { index, field: hit.field };
+  }
+  return undefined;
+}
+
 /** The message of the first contract row that any of the errors falls under. */
 export function messageFor(errors: readonly ErrorObject[], rows: readonly Row[]): string {
-  const failures = errors.map(classify);
-  for (const { fields, failures: covered, message } of rows) {
-    const hit = failures.find((f) => covered.includes(f.failure) && (fields === '*' || fields.includes(f.field)));
-    if (hit) return message(hit.field);
-  }
+  const first = firstRow(errors, rows);
+  if (first) return rows[first.index]!.message(first.field);
   // Unreachable while every schema keyword has a row; a 400 is still the honest answer.
-  return rows[0]!.message(failures[0]?.field ?? '');
+  return rows[0]!.message(errors.map(classify)[0]?.field ?? '');
 }
 
 const decodePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -5,6 +5,7 @@ import { OPERATIONS, type OperationName } from '#contract/operations';
 import type { PasswordSettings } from '#platform/config';
 import { newApiKey } from './api-keys';
 import { normalizeEmail } from './email';
+import { checkOwnerPolicy, type OwnerPasswordPolicy } from './password-policy';
 import { generatePassword, hashPassword } from './passwords';
 import type { Owner, UserRecord } from './users';
 
@@ -40,6 +41,11 @@ export function keyPermits(key: KeyScope, operation: OperationName, now: number)
 /** The hour `now` falls in, as last_used_at records it: `2026-01-31T14:00:00.000Z`. */
 export const hourOf = (now: number): string => new Date(now - (now % 3_600_000)).toISOString();
 
+/** What the key look-up reads of the owner's own account besides its existence. */
+export interface OwnerAccount {
+  readonly passwordPolicy?: OwnerPasswordPolicy;
+}
+
 export interface OwnerRecord {
   readonly ownerId: string;
   readonly ownerEmail: string;
@@ -53,8 +59,10 @@ export interface OwnerRecord {
 export interface OwnerStore {
   /** The key with this digest, revoked or not. */
   findApiKey(digest: string): Promise<ApiKeyRecord | undefined>;
-  /** Whether the owner's own account (the white-label user) still exists. */
-  ownerAccountExists(ownerId: string, ownerEmail: string): Promise<boolean>;
+  /** The owner's own account (the white-label user) with its password policy; undefined when it is gone. */
+  findOwnerAccount(ownerId: string, ownerEmail: string): Promise<OwnerAccount | undefined>;
+  /** Replaces the password policy stored on the owner's own account. */
+  setOwnerPasswordPolicy(ownerId: string, ownerEmail: string, policy: OwnerPasswordPolicy): Promise<void>;
   findOwner(ownerEmail: string): Promise<OwnerRecord | undefined>;
   /** Creates the owner, its own account and its first key at once; false when the owner exists. */
   createOwner(owner: OwnerRecord, account: Pick<UserRecord, 'passwordHash'>, key: ApiKeyRecord): Promise<boolean>;
@@ -79,8 +87,11 @@ export type Authentication = { owner: Owner; key: ApiKeyRecord } | { refused: 'u
 export async function authenticate(store: OwnerStore, digest: string, operation: OperationName, now = Date.now()): Promise<Authentication> {
   const key = await store.findApiKey(digest);
   if (!key || key.revokedAt || !keyPermits(key, operation, now)) return { refused: 'unauthorized' };
-  if (!(await store.ownerAccountExists(key.ownerId, key.ownerEmail))) return { refused: 'no_owner' };
-  return { owner: { ownerId: key.ownerId, ownerEmail: key.ownerEmail, keyId: key.keyId }, key };
+  const account = await store.findOwnerAccount(key.ownerId, key.ownerEmail);
+  if (!account) return { refused: 'no_owner' };
+  const owner = { ownerId: key.ownerId, ownerEmail: key.ownerEmail, keyId: key.keyId };
+  // The policy comes with the read that proves the owner exists: no extra call, cached with the key.
+  return { owner: account.passwordPolicy ? { ...owner, passwordPolicy: account.passwordPolicy } : owner, key };
 }
 
 /** What the admin CLI prints when it issues a key: the only time the key is shown. */
@@ -200,4 +211,53 @@ export async function listKeys(store: OwnerStore, email: string): Promise<Listed
       revoked_at: key.revokedAt ?? null,
       last_used_at: key.lastUsedAt ?? null,
     }));
+}
+
+/** An owner's password policy as `admin show-password-policy` prints it: what is in force, the stage's minimum where unset. */
+export interface ShownPasswordPolicy {
+  owner_email: string;
+  min_length: number;
+  max_length: number;
+  blocked_words: readonly string[];
+}
+
+const shown = (
+  ownerEmail: string,
+  policy: OwnerPasswordPolicy | undefined,
+  stage: PasswordSettings['passwordPolicy'],
+): ShownPasswordPolicy => ({
+  owner_email: ownerEmail,
+  min_length: policy?.minLength ?? stage.minLength,
+  max_length: stage.maxLength,
+  blocked_words: policy?.blockedWords ?? [],
+});
+
+/** The owner's password policy; throws for an unknown owner. */
+export async function showPasswordPolicy(store: OwnerStore, email: string, passwords: PasswordSettings): Promise<ShownPasswordPolicy> {
+  const owner = await findOwnerOrThrow(store, email);
+  const account = await store.findOwnerAccount(owner.ownerId, owner.ownerEmail);
+  if (!account) throw new Error(`No owner account for ${owner.ownerEmail}`);
+  return shown(owner.ownerEmail, account.passwordPolicy, passwords.passwordPolicy);
+}
+
+/**
+ * Sets what is given of an owner's password policy (the rest stays as it was); warm functions
+ * apply it within the key-cache TTL, as it travels with the cached key look-up.
+ */
+export async function setPasswordPolicy(
+  store: OwnerStore,
+  email: string,
+  change: { minLength?: number; blockedWords?: readonly string[] },
+  passwords: PasswordSettings,
+): Promise<ShownPasswordPolicy> {
+  const checked = checkOwnerPolicy(change);
+  if (checked.minLength !== undefined && checked.minLength > passwords.passwordPolicy.maxLength) {
+    throw new Error(`--min-length must not exceed the stage's maximum, ${passwords.passwordPolicy.maxLength}`);
+  }
+  const owner = await findOwnerOrThrow(store, email);
+  const account = await store.findOwnerAccount(owner.ownerId, owner.ownerEmail);
+  if (!account) throw new Error(`No owner account for ${owner.ownerEmail}`);
+  const policy = { ...account.passwordPolicy, ...checked };
+  await store.setOwnerPasswordPolicy(owner.ownerId, owner.ownerEmail, policy);
+  return shown(owner.ownerEmail, policy, passwords.passwordPolicy);
 }

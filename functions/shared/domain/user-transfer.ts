@@ -7,6 +7,7 @@ import { validators } from '#contract/generated/validators';
 import type { PasswordPolicy } from '#platform/config';
 import { normalizeEmail } from './email';
 import { checkHash } from './password-hashes';
+import { checkPassword, limitsFor, type OwnerPasswordPolicy } from './password-policy';
 import type { UserRecord } from './users';
 
 /** Why an import line writes nothing: the contract's reasons, exactly. */
@@ -21,6 +22,9 @@ export const IMPORT_REASONS = {
   unsupportedHash: 'unsupported password_hash format',
   costlyHash: 'password_hash too costly to verify',
   passwordPolicy: 'user_password outside the password policy',
+  passwordGuessable: 'user_password too easy to guess',
+  /** Only where the online check runs (the import does not call it). */
+  passwordBreached: 'user_password found in a data breach',
   shouldReset: 'should_reset_password must be a boolean',
   createdAt: 'invalid created_at',
   whiteLabel: 'white label user',
@@ -108,7 +112,7 @@ export function duplicateName(text: string): string | undefined {
  * `not JSON`. Fields other than the contract's are ignored, so another system's export imports as
  * it is. Checked in the contract's order; the first failure is the reason.
  */
-export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: string): LineDecision {
+export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: string, ownerPolicy?: OwnerPasswordPolicy): LineDecision {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -133,8 +137,11 @@ export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: str
     if ('refused' in verdict) return fail(verdict.refused === 'too-costly' ? IMPORT_REASONS.costlyHash : IMPORT_REASONS.unsupportedHash);
   }
   if (password !== undefined) {
-    const length = typeof password === 'string' && password.isWellFormed() ? [...password].length : -1;
-    if (length < policy.minLength || length > policy.maxLength) return fail(IMPORT_REASONS.passwordPolicy);
+    // The API's rules: NFC, the length in code points, the blocklist, the e-mail, the owner's words.
+    if (typeof password !== 'string' || !password.isWellFormed()) return fail(IMPORT_REASONS.passwordPolicy);
+    const verdict = checkPassword(password, { limits: limitsFor(policy, ownerPolicy), email, blockedWords: ownerPolicy?.blockedWords });
+    if (verdict === 'length') return fail(IMPORT_REASONS.passwordPolicy);
+    if (verdict === 'guessable') return fail(IMPORT_REASONS.passwordGuessable);
   }
   if (shouldReset !== undefined && typeof shouldReset !== 'boolean') return fail(IMPORT_REASONS.shouldReset);
   const instant = typeof createdAt === 'string' ? instantOf(createdAt) : undefined;
@@ -144,7 +151,8 @@ export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: str
     candidate: {
       email,
       ...(typeof hash === 'string' && { passwordHash: hash }),
-      ...(typeof password === 'string' && { password }),
+      // NFC, as the API hashes it.
+      ...(typeof password === 'string' && { password: password.normalize('NFC') }),
       shouldResetPassword: shouldReset === true,
       ...(instant !== undefined && { createdAt: instant }),
     },

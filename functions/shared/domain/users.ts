@@ -2,6 +2,7 @@
 
 import type { PasswordSettings } from '#platform/config';
 import { normalizeEmail } from './email';
+import type { OwnerPasswordPolicy } from './password-policy';
 import { generatePassword, hashPassword } from './passwords';
 
 /** The caller: the owner whose tool the users belong to. */
@@ -9,6 +10,8 @@ export interface Owner {
   readonly ownerId: string;
   readonly ownerEmail: string;
   readonly keyId: string;
+  /** The owner's own password policy, when it set one (`admin set-password-policy`). */
+  readonly passwordPolicy?: OwnerPasswordPolicy;
 }
 
 /** A user's profile as stored. `whiteLabel` is set only on owner accounts. */
@@ -68,7 +71,8 @@ export async function createUser(
   const created = await store.createUser({
     ownerId: owner.ownerId,
     email,
-    passwordHash: await hashPassword(password, passwords.argon2),
+    // The hash is of the NFC form; the response echoes the password as it was sent.
+    passwordHash: await hashPassword(password.normalize('NFC'), passwords.argon2),
     shouldResetPassword: input.should_reset_password === true || input.should_reset_password === 'true',
   });
   return created ? { created, user_email: email, user_password: password } : { created };
@@ -89,7 +93,7 @@ export async function resetUserPassword(
   input: ResetPasswordInput,
   passwords: Pick<PasswordSettings, 'argon2'>,
 ): Promise<'reset' | Refusal> {
-  const passwordHash = await hashPassword(input.new_password, passwords.argon2);
+  const passwordHash = await hashPassword(input.new_password.normalize('NFC'), passwords.argon2);
   const outcome = await store.setPasswordHash(owner.ownerId, normalizeEmail(input.user_email), passwordHash);
   return outcome === 'updated' ? 'reset' : outcome;
 }

@@ -10,12 +10,14 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { CATALOGUE, type OperationName } from '#contract/operations';
-import { operationSchemas } from '#contract/schemas';
+import { operationSchemas, POLICY_FIELDS } from '#contract/schemas';
 import { keyUseRecorder } from '#domain/key-use';
+import { withNfcPasswords } from '#domain/password-policy';
 import type { Owner } from '#domain/users';
 import type { Config } from '#platform/config';
 import { logger } from '#platform/logger';
 import { metrics } from '#platform/metrics';
+import { pwnedPasswordsCheck } from '#platform/pwned-passwords';
 import { processStores, type Stores } from '#store/stores';
 import { accessLog } from './middleware/access-log';
 import { apiKeyAuth, refuseRepeatedApiKey } from './middleware/api-key-auth';
@@ -30,6 +32,8 @@ const { config, stores } = processStores();
 const schemas = operationSchemas(config.passwordPolicy);
 // One per process, shared by the operations it serves: last_used_at is written once an hour per key.
 const recordKeyUse = keyUseRecorder(stores.owners);
+// The stage's online password check, when it has one (off by default).
+const breachCheck = config.pwnedPasswordsUrl ? pwnedPasswordsCheck(config.pwnedPasswordsUrl) : undefined;
 
 /** What an operation receives once the pipeline has authenticated and validated the request. */
 export interface OperationInput<Body> {
@@ -50,7 +54,13 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
 
 /** Wraps an operation in the shared pipeline; the result is the Lambda handler. */
 export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
-  const idempotent = idempotency({ store: stores.idempotency, operation: spec.name });
+  const policyFields = POLICY_FIELDS[spec.name];
+  // Two bodies that set the same password in different Unicode normal forms are the same request.
+  const idempotent = idempotency({
+    store: stores.idempotency,
+    operation: spec.name,
+    comparable: (body) => withNfcPasswords(body, policyFields),
+  });
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, IdempotentContext>({ timeoutEarlyInMillis: 500 })
     // Never the event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it holds the API key and passwords.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
@@ -66,7 +76,7 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
     .use(apiKeyAuth({ owners: stores.owners, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))
     .use(idempotent.keyShape)
     .use(parseBody())
-    .use(validateBody(schemas[spec.name]))
+    .use(validateBody(schemas[spec.name], { breachCheck }))
     .use(idempotent.lookUp)
     // A replayed response stands in for the operation, so the access log and error shaping still see it.
     .handler(

@@ -100,6 +100,23 @@ export interface Config extends PasswordSettings {
   readonly dynamodbEndpoint: string | undefined;
   /** How long a warm function trusts a looked-up API key; a revocation takes effect within it. */
   readonly apiKeyCacheTtlMs: number;
+  /** The Pwned Passwords range API's base URL when the stage's online check is on (PWNED_PASSWORDS_URL); unset, off. */
+  readonly pwnedPasswordsUrl: string | undefined;
+}
+
+/** PWNED_PASSWORDS_URL: unset or empty is off; anything else must be an http(s) URL. */
+export function readPwnedPasswordsUrl(): string | undefined {
+  const raw = process.env.PWNED_PASSWORDS_URL;
+  if (!raw) return undefined;
+  let protocol: string;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (protocol !== 'https:' && protocol !== 'http:')
+    throw new Error(`Environment variable PWNED_PASSWORDS_URL must be an http(s) URL, got "${raw}"`);
+  return raw;
 }
 
 /** The deployment's password policy (PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH), checked. */
@@ -123,6 +140,7 @@ export function readConfig(): Config {
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     ...readPasswordSettings(),
     apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', 30, 0) * 1000,
+    pwnedPasswordsUrl: readPwnedPasswordsUrl(),
   };
 }
 

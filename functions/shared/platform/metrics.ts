@@ -19,6 +19,9 @@ export const UNDELIVERED_EVENTS_METRIC = 'undeliveredEvents';
  */
 export const UNDELIVERED_EVENTS_DIMENSIONS = { consumer: 'lifecycle-events' } as const;
 
+/** Online password checks that failed or timed out (no dimension): the offline list alone decided. */
+export const BREACH_CHECK_UNAVAILABLE_METRIC = 'breachCheckUnavailable';
+
 /** The outcome of a request the function answered with 500. */
 export const FAILED_OUTCOME = 'failed';
 

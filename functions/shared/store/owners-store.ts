@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperationName } from '#contract/operations';
-import type { ApiKeyRecord, OwnerRecord, OwnerStore } from '#domain/owners';
+import type { ApiKeyRecord, OwnerAccount, OwnerRecord, OwnerStore } from '#domain/owners';
+import type { OwnerPasswordPolicy } from '#domain/password-policy';
 import type { DocumentClient } from './client';
 import { allItems } from './item-collections';
 import { API_KEY_PK_PREFIX, apiKeyKey, KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE, ownerKey, userKey } from './table-layout';
@@ -34,12 +35,39 @@ export function createOwnersStore(db: DocumentClient, tables: { usersTableName: 
   };
 
   return {
-    /** Whether the owner's own account (the white-label user) still exists. */
-    async ownerAccountExists(ownerId: string, ownerEmail: string): Promise<boolean> {
+    /**
+     * The owner's own account (the white-label user), with the password policy stored on it: the
+     * one read that tells whether the owner still exists brings its policy along.
+     */
+    async findOwnerAccount(ownerId: string, ownerEmail: string): Promise<OwnerAccount | undefined> {
       const { Item } = await db.send(
-        new GetCommand({ TableName: Users, Key: userKey(ownerId, ownerEmail), ProjectionExpression: 'white_label' }),
+        new GetCommand({
+          TableName: Users,
+          Key: userKey(ownerId, ownerEmail),
+          ProjectionExpression: 'white_label, #policy',
+          ExpressionAttributeNames: { '#policy': PASSWORD_POLICY_ATTRIBUTE },
+        }),
       );
-      return Item?.white_label === true;
+      if (Item?.white_label !== true) return undefined;
+      const policy = toPasswordPolicy(Item[PASSWORD_POLICY_ATTRIBUTE]);
+      return policy ? { passwordPolicy: policy } : {};
+    },
+
+    /**
+     * Replaces the policy on the owner's own account; touches nothing else, so the change stream
+     * sees no password change and no lifecycle event follows.
+     */
+    async setOwnerPasswordPolicy(ownerId: string, ownerEmail: string, policy: OwnerPasswordPolicy): Promise<void> {
+      await db.send(
+        new UpdateCommand({
+          TableName: Users,
+          Key: userKey(ownerId, ownerEmail),
+          UpdateExpression: 'SET #policy = :policy',
+          ConditionExpression: 'white_label = :yes',
+          ExpressionAttributeNames: { '#policy': PASSWORD_POLICY_ATTRIBUTE },
+          ExpressionAttributeValues: { ':policy': fromPasswordPolicy(policy), ':yes': true },
+        }),
+      );
     },
 
     /**
@@ -175,4 +203,21 @@ const fromApiKey = (key: ApiKeyRecord) => ({
   created_at: key.createdAt,
   ...(key.operations && { operations: [...key.operations] }),
   ...(key.expiresAt !== undefined && { expires_at: key.expiresAt }),
+});
+
+/** The attribute of the owner's own account that holds its password policy. */
+const PASSWORD_POLICY_ATTRIBUTE = 'password_policy';
+
+const toPasswordPolicy = (value: unknown): OwnerPasswordPolicy | undefined => {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { min_length: minLength, blocked_words: words } = value as Record<string, unknown>;
+  return {
+    ...(typeof minLength === 'number' && { minLength }),
+    ...(Array.isArray(words) && { blockedWords: words.filter((word): word is string => typeof word === 'string') }),
+  };
+};
+
+const fromPasswordPolicy = (policy: OwnerPasswordPolicy) => ({
+  ...(policy.minLength !== undefined && { min_length: policy.minLength }),
+  ...(policy.blockedWords !== undefined && { blocked_words: [...policy.blockedWords] }),
 });

@@ -1,7 +1,7 @@
 /** The contract as an oracle: every status and message an operation may answer with. */
 
 import { expect } from '@jest/globals';
-import { MESSAGES, passwordOutOfPolicy } from '#contract/messages';
+import { MESSAGES, passwordBreached, passwordGuessable, passwordOutOfPolicy } from '#contract/messages';
 import type { PasswordPolicy } from '#platform/config';
 
 export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
@@ -22,12 +22,16 @@ export function contractMessages(operation: Operation, policy: PasswordPolicy): 
     createUser: [
       [MESSAGES.userEmailMissing, 400],
       [passwordOutOfPolicy('user_password', policy), 400],
+      [passwordGuessable('user_password'), 400],
+      [passwordBreached('user_password'), 400],
       [MESSAGES.shouldResetInvalid, 400],
       [MESSAGES.userExists, 409],
     ],
     resetUserPassword: [
       [MESSAGES.missingParameters, 400],
       [passwordOutOfPolicy('new_password', policy), 400],
+      [passwordGuessable('new_password'), 400],
+      [passwordBreached('new_password'), 400],
       [MESSAGES.userNotFound, 404],
       [MESSAGES.resetWhiteLabel, 403],
       [MESSAGES.passwordReset, 200],

@@ -51,8 +51,13 @@ type Step = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Id
  *
  * Without the header neither step does anything, and no DynamoDB call is added.
  */
-export function idempotency(options: { store: IdempotencyStore; operation: string }): { countKeys: Step; keyShape: Step; lookUp: Step } {
-  const { store, operation } = options;
+export function idempotency(options: {
+  store: IdempotencyStore;
+  operation: string;
+  /** The body as compared between requests (the password fields in NFC); default: as parsed and validated. */
+  comparable?: (body: unknown) => unknown;
+}): { countKeys: Step; keyShape: Step; lookUp: Step } {
+  const { store, operation, comparable = (body: unknown) => body } = options;
 
   const record = async (context: IdempotentContext, response: APIGatewayProxyResult) => {
     const state = context.idempotency;
@@ -105,7 +110,7 @@ export function idempotency(options: { store: IdempotencyStore; operation: strin
         const claim: IdempotencyClaim = {
           ownerId: context.owner.ownerId,
           keyDigest: secrets.keyDigest,
-          fingerprint: secrets.fingerprint(operation, event.body),
+          fingerprint: secrets.fingerprint(operation, comparable(event.body)),
           claimId: randomUUID(),
           inProgressUntil: now.getTime() + (context.getRemainingTimeInMillis?.() ?? FALLBACK_IN_PROGRESS_MS),
           expiresAt: Math.floor(now.getTime() / 1000) + RECORD_LIFETIME_SECONDS,

@@ -1,0 +1,51 @@
+/**
+ * The optional online check (Pwned Passwords range API, k-anonymity): only the first 5 hex
+ * characters of the password's SHA-1 leave the process, with `Add-Padding: true` so the answer's
+ * size tells nothing either; the answer's lines are `<35-hex suffix>:<count>`, padding lines count 0.
+ * At most {@link PWNED_PASSWORDS_TIMEOUT_MS}; any failure is 'unavailable' (the offline list alone
+ * decides: fail-open) and counted by {@link BREACH_CHECK_UNAVAILABLE_METRIC}, without dimensions.
+ */
+
+import { createHash } from 'node:crypto';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logger } from './logger';
+import { BREACH_CHECK_UNAVAILABLE_METRIC, metrics } from './metrics';
+
+/** The contract's bound on the online check. */
+export const PWNED_PASSWORDS_TIMEOUT_MS = 1_000;
+
+/** The public service, what a stage with the check on calls. */
+export const PWNED_PASSWORDS_API = 'https://api.pwnedpasswords.com';
+
+export type BreachAnswer = 'found' | 'not_found' | 'unavailable';
+
+/** A check against the range API at `baseUrl` (`<base>/range/<prefix>`). */
+export function pwnedPasswordsCheck(baseUrl: string, timeoutMs = PWNED_PASSWORDS_TIMEOUT_MS): (password: string) => Promise<BreachAnswer> {
+  const base = baseUrl.replace(/\/+$/, '');
+  return async (password) => {
+    const sha1 = createHash('sha1').update(password).digest('hex').toUpperCase();
+    const prefix = sha1.slice(0, 5);
+    const suffix = sha1.slice(5);
+    try {
+      const response = await fetch(`${base}/range/${prefix}`, {
+        headers: { 'Add-Padding': 'true' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (!response.ok) throw new Error(`status ${response.status}`);
+      const text = await response.text();
+      for (const line of text.split('\n')) {
+        const [hash, count] = line.trim().split(':');
+        if (hash?.toUpperCase() === suffix) return Number(count) > 0 ? 'found' : 'not_found';
+      }
+      return 'not_found';
+    } catch (error) {
+      // Never the password or its hash: the error's name says enough.
+      logger.warn('Pwned Passwords check unavailable: the offline list alone decides', { error_name: (error as Error | undefined)?.name });
+      // Its own line, flushed now and without the request's dimensions (Powertools' `service` cleared as on the shared instance).
+      const single = metrics.singleMetric();
+      single.clearDefaultDimensions();
+      single.addMetric(BREACH_CHECK_UNAVAILABLE_METRIC, MetricUnit.Count, 1);
+      return 'unavailable';
+    }
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The optional online check (Pwned Passwords range API) over real HTTP: the local server with
+ * PWNED_PASSWORDS_URL pointed at a stand-in on loopback that answers range requests, answers too
+ * slowly, or fails. Found: the contract's breached message. Slow (over 1 s) or failing: fail-open
+ * (the offline list alone decides) and one `breachCheckUnavailable` metric without dimensions.
+ */
+
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+
+jest.setTimeout(60_000);
+
+/** What the stand-in does with the next requests. */
+let mode: 'range' | 'slow' | 'error' = 'range';
+/** SHA-1 suffixes (35 hex, upper case) the stand-in reports as breached, or as padding (count 0). */
+const breached = new Set<string>();
+const padding = new Set<string>();
+const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
+
+const standIn: Server = createServer((request, response) => {
+  seen.push({ url: request.url ?? '', headers: request.headers });
+  if (mode === 'error') {
+    response.writeHead(503).end('unavailable');
+    return;
+  }
+  const answer = () => {
+    const prefix = /^\/range\/([0-9A-F]{5})$/.exec(request.url ?? '')?.[1];
+    if (!prefix) return void response.writeHead(404).end();
+    const lines = [
+      ...[...breached].map((suffix) => `${suffix}:42`),
+      ...[...padding].map((suffix) => `${suffix}:0`),
+      // Unrelated entries, as the real service sends hundreds.
+      ...Array.from({ length: 50 }, () => `${randomBytes(18).toString('hex').slice(0, 35).toUpperCase()}:3`),
+    ];
+    response.writeHead(200, { 'content-type': 'text/plain' }).end(lines.join('\r\n'));
+  };
+  if (mode === 'slow') setTimeout(answer, 1_500);
+  else answer();
+});
+await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+
+// Before the pipeline reads its configuration and the metrics instance is created (at their first import).
+process.env.PWNED_PASSWORDS_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+const { apiClient } = await import('../support/http-client');
+const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
+const { BREACH_CHECK_UNAVAILABLE_METRIC } = await import('#platform/metrics');
+
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let call: ReturnType<typeof apiClient>;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  server = await startLocalServer();
+  call = apiClient(server.baseUrl, (await newOwner('breach')).apiKey);
+  const write = process.stdout.write.bind(process.stdout);
+  jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    lines.push(...text.split('\n').filter(Boolean));
+    return text.startsWith('{') ? true : write(chunk, ...rest);
+  }) as never);
+});
+afterAll(async () => {
+  jest.restoreAllMocks();
+  await server.close();
+  standIn.closeAllConnections();
+  await new Promise((resolve) => standIn.close(resolve));
+});
+
+const sha1 = (text: string) => createHash('sha1').update(text).digest('hex').toUpperCase();
+const freshPassword = () => randomBytes(15).toString('base64');
+
+/** The `breachCheckUnavailable` EMF lines written since `from`, with their dimension sets. */
+const unavailableMetrics = (from: number) =>
+  lines
+    .slice(from)
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { _aws?: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] } }];
+      } catch {
+        return [];
+      }
+    })
+    .flatMap((emf) => emf._aws?.CloudWatchMetrics ?? [])
+    .filter((directive) => directive.Metrics.some((metric) => metric.Name === BREACH_CHECK_UNAVAILABLE_METRIC));
+
+describe('the online check answers', () => {
+  it('a password it reports breached: 400 with the contract message, on create and on reset; only 5 hex characters sent, with Add-Padding', async () => {
+    mode = 'range';
+    const password = freshPassword();
+    breached.add(sha1(password).slice(5));
+    const before = seen.length;
+    const email = uniqueEmail('breached');
+    const created = await call('/v1/createUser', { user_email: email, user_password: password });
+    expect([created.status, created.body]).toEqual([400, { message: 'user_password has appeared in a data breach: choose another.' }]);
+    const reset = await call('/v1/resetUserPassword', { user_email: email, new_password: password });
+    expect([reset.status, reset.body]).toEqual([400, { message: 'new_password has appeared in a data breach: choose another.' }]);
+    const requests = seen.slice(before);
+    expect(requests.map((r) => r.url)).toEqual([`/range/${sha1(password).slice(0, 5)}`, `/range/${sha1(password).slice(0, 5)}`]);
+    expect(requests.every((r) => r.headers['add-padding'] === 'true')).toBe(true);
+  });
+
+  it('a password absent, or present only as padding (count 0): accepted', async () => {
+    mode = 'range';
+    const padded = freshPassword();
+    padding.add(sha1(padded).slice(5));
+    for (const password of [freshPassword(), padded]) {
+      const response = await call('/v1/createUser', { user_email: uniqueEmail('clean'), user_password: password });
+      expect([response.status, response.body]).toEqual([200, expect.objectContaining({ user_password: password })]);
+    }
+  });
+
+  it('a password the offline list refuses is refused without asking the service', async () => {
+    const before = seen.length;
+    const response = await call('/v1/createUser', { user_email: uniqueEmail('offline'), user_password: 'iloveyou' });
+    expect(response.status).toBe(400);
+    expect(seen.length).toBe(before);
+  });
+});
+
+describe('fail-open: when the service is slow or fails, the offline list alone decides, and a metric counts it', () => {
+  it.each(['slow', 'error'] as const)(
+    '%s: a password it would report is accepted; one breachCheckUnavailable metric without dimensions',
+    async (how) => {
+      mode = how;
+      const password = freshPassword();
+      breached.add(sha1(password).slice(5));
+      const from = lines.length;
+      const started = Date.now();
+      const response = await call('/v1/createUser', { user_email: uniqueEmail(how), user_password: password });
+      expect(response.status).toBe(200);
+      if (how === 'slow') expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+      const metrics = unavailableMetrics(from);
+      expect(metrics).toHaveLength(1);
+      expect(metrics[0]!.Dimensions.flat()).toEqual([]);
+      // Still refused offline.
+      expect((await call('/v1/createUser', { user_email: uniqueEmail(how), user_password: 'password1' })).status).toBe(400);
+    },
+  );
+});
