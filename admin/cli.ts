@@ -99,6 +99,7 @@ function connect(tables: TableOptions): TransferContext & { owners: OwnerStore }
       if (!owner) throw new UsageError(`No owner ${normalizeEmail(email)}`);
       return owner.ownerId;
     },
+    ownerPolicyOf: async (ownerId, ownerEmail) => (await owners.findOwnerAccount(ownerId, normalizeEmail(ownerEmail)))?.passwordPolicy,
     passwords: passwordSettings(endpoint === undefined),
   };
 }

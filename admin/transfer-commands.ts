@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { type FileHandle, open } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import type { OwnerPasswordPolicy } from '#domain/password-policy';
 import { hashPassword } from '#domain/passwords';
 import { decideLine, IMPORT_REASONS, type ImportCandidate, type ImportCounts, type UserTransferStore } from '#domain/user-transfer';
 import type { PasswordSettings } from '#platform/config';
@@ -49,6 +50,8 @@ export interface TransferContext {
   readonly store: UserTransferStore;
   /** The owner's id; throws a UsageError naming an unknown owner. */
   readonly ownerIdOf: (ownerEmail: string) => Promise<string>;
+  /** The owner's own password policy (minimum length, blocked words), which a clear `user_password` meets as on the API. */
+  readonly ownerPolicyOf: (ownerId: string, ownerEmail: string) => Promise<OwnerPasswordPolicy | undefined>;
   readonly passwords: () => PasswordSettings;
 }
 
@@ -74,8 +77,10 @@ export async function importUsers(
   const { handle: input, stats } = await openImportFile(file);
   let report: FileHandle | undefined;
   let ownerId: string;
+  let ownerPolicy: OwnerPasswordPolicy | undefined;
   try {
     ownerId = await context.ownerIdOf(ownerEmail);
+    ownerPolicy = await context.ownerPolicyOf(ownerId, ownerEmail);
     if (typeof values.report === 'string') report = await createReport(values.report, stats);
   } catch (error) {
     await input.close();
@@ -84,6 +89,7 @@ export async function importUsers(
   // From here the streams own the files and close them.
   return runImport({ input, size: stats.size, report, reportPath: String(values.report) }, context, ownerId, {
     ownerEmail,
+    ownerPolicy,
     dryRun: values['dry-run'] === true,
     stdout,
     stderr,
@@ -95,7 +101,17 @@ async function runImport(
   files: { input: FileHandle; size: number; report: FileHandle | undefined; reportPath: string },
   context: TransferContext,
   ownerId: string,
-  { ownerEmail, dryRun, stdout, stderr }: CommandOutput & { ownerEmail: string; dryRun: boolean },
+  {
+    ownerEmail,
+    ownerPolicy,
+    dryRun,
+    stdout,
+    stderr,
+  }: CommandOutput & {
+    ownerEmail: string;
+    ownerPolicy: OwnerPasswordPolicy | undefined;
+    dryRun: boolean;
+  },
 ): Promise<{ counts: ImportCounts; exitCode: 0 | 1 }> {
   const input = files.input.createReadStream();
   const report = files.report?.createWriteStream();
@@ -141,7 +157,7 @@ async function runImport(
   /** One line: its outcome decided, or its write started. A blank line (JSON whitespace only) is skipped. */
   const take = (text: string) => {
     if (BLANK.test(text)) return;
-    const decision = decideLine(text, passwords.passwordPolicy, ownerEmail);
+    const decision = decideLine(text, passwords.passwordPolicy, ownerEmail, ownerPolicy);
     if ('failed' in decision) {
       fail(lineNumber, decision.userEmail, decision.failed);
       return;

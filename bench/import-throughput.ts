@@ -89,6 +89,7 @@ export async function importThroughput(options: {
     const context = {
       store: createUserTransferStore(db, usersTableName),
       ownerIdOf: async () => ownerId,
+      ownerPolicyOf: async () => undefined,
       passwords: readPasswordSettings,
     };
 

@@ -135,6 +135,38 @@ describe("an owner's policy over real HTTP: its users only", () => {
     }
   });
 
+  it("import-users holds a clear user_password to the owner's policy too: A's minimum and words refused, B's import takes them", async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'policy-import-'));
+    try {
+      const lines = [
+        { user_email: uniqueEmail('import-short'), user_password: random(14) },
+        { user_email: uniqueEmail('import-word'), user_password: 'Zebra-Tool-Suite' },
+        { user_email: uniqueEmail('import-list'), user_password: 'iloveyou' },
+      ];
+      const file = join(dir, 'users.jsonl');
+      writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+      const forA = await admin('import-users', a.ownerEmail, file, '--dry-run');
+      expect([forA.code, forA.stdout]).toEqual([1, '{"imported":0,"exists":0,"failed":3}\n']);
+      expect(forA.stderr.split('\n').filter((line) => line.startsWith('{'))).toEqual([
+        JSON.stringify({ line: 1, user_email: lines[0]!.user_email, reason: 'user_password outside the password policy' }),
+        JSON.stringify({ line: 2, user_email: lines[1]!.user_email, reason: 'user_password too easy to guess' }),
+        // Shorter than A's minimum: the length comes first, as on the API.
+        JSON.stringify({ line: 3, user_email: lines[2]!.user_email, reason: 'user_password outside the password policy' }),
+      ]);
+      // Owner B has no policy of its own: only the shipped list refuses.
+      const forB = await admin('import-users', b.ownerEmail, file, '--dry-run');
+      expect([forB.code, forB.stdout]).toEqual([1, '{"imported":2,"exists":0,"failed":1}\n']);
+      expect(forB.stderr.split('\n').filter((line) => line.startsWith('{'))).toEqual([
+        JSON.stringify({ line: 3, user_email: lines[2]!.user_email, reason: 'user_password too easy to guess' }),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a blocked word inside a longer password is accepted (whole passwords only)', async () => {
     const response = await create(a, { user_email: uniqueEmail('a-inside'), user_password: `acmewidgetsbrand-${random(8)}` });
     expect(response.status).toBe(200);
