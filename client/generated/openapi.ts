@@ -17,7 +17,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user
-         * @description Creates a new user in the caller's white-label tool. No notification is sent to the new user. When `user_password` is absent the service generates one (at least 20 characters) and returns it: the only time the caller sees it.
+         * @description Creates a new user in the caller's white-label tool. No notification is sent to the new user. When `user_password` is absent the service generates one (24 characters; as many as the policy's minimum when that is higher, never more than its maximum) and returns it: the only time the caller sees it.
          */
         post: operations["createUser"];
         delete?: never;
@@ -107,10 +107,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /**
-         * @description Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. The same request again with the key (same operation, same body as parsed) gets the recorded status and body, with `Idempotent-Replayed: true`, without running again; for a create this includes the password, a generated one too. The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key.
-         * @example 5f0c6b9e-2d4a-4c1e-9b7a-3e8f1d2c6a40
-         */
+        /** @description Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. The same request again with the key (same operation, same body as parsed) gets the recorded status and body, with `Idempotent-Replayed: true`, without running again; for a create this includes the password, a generated one too. The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key. */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -126,10 +123,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. The same request again with the key (same operation, same body as parsed) gets the recorded status and body, with `Idempotent-Replayed: true`, without running again; for a create this includes the password, a generated one too. The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key.
-                 * @example 5f0c6b9e-2d4a-4c1e-9b7a-3e8f1d2c6a40
-                 */
+                /** @description Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. The same request again with the key (same operation, same body as parsed) gets the recorded status and body, with `Idempotent-Replayed: true`, without running again; for a create this includes the password, a generated one too. The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -159,6 +153,8 @@ export interface operations {
              *     - A parameter the operation does not list (here `role`): `Unknown parameter: role.`
              *     - `user_email` not a string holding a valid e-mail address of at most 254 characters: `user_email is invalid.`
              *     - `user_password` not a string, or outside the password policy (8 to 1024 characters): `user_password must be between 8 and 1024 characters.`
+             *     - On the blocklist of common and breached passwords (compared whole, in any case, after NFC), the user's e-mail or its part before the `@`, or one of the owner's blocked words: `user_password is too easy to guess: choose another.`
+             *     - Found by the online check (Pwned Passwords), on a stage that has it on (off by default): `user_password has appeared in a data breach: choose another.`
              *     - `should_reset_password` not one of "true", "false", true, false: `should_reset_password must be "true" or "false".`
              */
             400: {
@@ -251,10 +247,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. The same request again with the key (same operation, same body as parsed) gets the recorded status and body, with `Idempotent-Replayed: true`, without running again; for a create this includes the password, a generated one too. The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key.
-                 * @example 5f0c6b9e-2d4a-4c1e-9b7a-3e8f1d2c6a40
-                 */
+                /** @description Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. The same request again with the key (same operation, same body as parsed) gets the recorded status and body, with `Idempotent-Replayed: true`, without running again; for a create this includes the password, a generated one too. The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -284,6 +277,8 @@ export interface operations {
              *     - A parameter the operation does not list (here `role`): `Unknown parameter: role.`
              *     - `user_email` not a string holding a valid e-mail address of at most 254 characters: `user_email is invalid.`
              *     - `new_password` not a string, or outside the password policy (8 to 1024 characters): `new_password must be between 8 and 1024 characters.`
+             *     - On the blocklist of common and breached passwords (compared whole, in any case, after NFC), the user's e-mail or its part before the `@`, or one of the owner's blocked words: `new_password is too easy to guess: choose another.`
+             *     - Found by the online check (Pwned Passwords), on a stage that has it on (off by default): `new_password has appeared in a data breach: choose another.`
              */
             400: {
                 headers: {
@@ -385,10 +380,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. The same request again with the key (same operation, same body as parsed) gets the recorded status and body, with `Idempotent-Replayed: true`, without running again; for a create this includes the password, a generated one too. The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key.
-                 * @example 5f0c6b9e-2d4a-4c1e-9b7a-3e8f1d2c6a40
-                 */
+                /** @description Optional; makes the request safe to send again. 16 to 255 printable ASCII characters, unique per request: send a random UUID. The first request with a key runs and its response is recorded for 24 hours, unless it is a 500. The same request again with the key (same operation, same body as parsed) gets the recorded status and body, with `Idempotent-Replayed: true`, without running again; for a create this includes the password, a generated one too. The key with another request: 422. While the first request still runs: 409. Keys are scoped to the owner of the API key. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
