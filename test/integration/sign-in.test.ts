@@ -127,6 +127,18 @@ describe('NFC, then the password as given', () => {
     expect((await profile(b)).password_hash).toMatch(CURRENT);
   }, 60_000);
 
+  it('created as NFD through the API, the very first sign-in as NFC succeeds at once: the service hashed the NFC form', async () => {
+    const email = uniqueEmail('nfd-api');
+    await create(email, nfd);
+    const stored = (await profile(email)).password_hash as string;
+    expect([await verifyHash(stored, nfc), await verifyHash(stored, nfd)]).toEqual([true, false]);
+    const seen = observed();
+    expect(await seen.run(email, nfc)).toEqual({ outcome: 'ok' });
+    // One verification (NFC matched first), and no rehash: the hash is already at the stage's setting.
+    expect(seen.verified).toEqual([stored]);
+    expect((await profile(email)).password_hash).toBe(stored);
+  }, 60_000);
+
   it('a hash made before NFC (of the NFD string itself) signs in, and is rehashed from the NFC form', async () => {
     const email = uniqueEmail('pre-nfc');
     const before = await argon2Hash(nfd, { algorithm: 2, ...config.argon2 });
