@@ -16,7 +16,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { BREACH_CHECK_UNAVAILABLE_METRIC, FAILED_OUTCOME, REQUESTS_METRIC } from '#platform/metrics';
+import { BREACH_CHECK_DIMENSIONS, BREACH_CHECK_UNAVAILABLE_METRIC, FAILED_OUTCOME, REQUESTS_METRIC } from '#platform/metrics';
 
 export interface MonitoringProps {
   readonly api: RestApi;
@@ -141,6 +141,7 @@ export class Monitoring extends Construct {
           metric: new Metric({
             namespace: props.metricsNamespace,
             metricName: BREACH_CHECK_UNAVAILABLE_METRIC,
+            dimensionsMap: { ...BREACH_CHECK_DIMENSIONS },
             statistic: Stats.SUM,
             period: Duration.minutes(1),
           }),

@@ -117,6 +117,12 @@ const writers: Record<string, (metric: MetricIdentity) => Promise<void>> = {
     const response = await api(`/v1/${dimensions.operation}`, body).finally(fault.remove);
     expect([dimensions.operation, response.status]).toEqual([dimensions.operation, 500]);
   },
+  // The online password check failing (nothing listens at its address): fail-open, and counted.
+  breachCheckUnavailable: async () => {
+    const { pwnedPasswordsCheck } = await import('#platform/pwned-passwords');
+    const { freePort } = await import('../../local/free-port');
+    expect(await pwnedPasswordsCheck(`http://127.0.0.1:${await freePort()}`)('a password to look up')).toBe('unavailable');
+  },
   // A lifecycle event refused by the bus every try: kept for replay and counted.
   undeliveredEvents: async () => {
     const { handler } = await import('../../functions/publishLifecycleEvents/handler');
@@ -142,12 +148,17 @@ const writers: Record<string, (metric: MetricIdentity) => Promise<void>> = {
   },
 };
 
-const alarmMetrics = customMetricsOfAlarms(synthStage(STAGE).template.toJSON().Resources);
+// The stage with every optional alarm on: the online password check's too.
+const alarmMetrics = customMetricsOfAlarms(synthStage(STAGE, { pwnedPasswordsCheck: 'true' }).template.toJSON().Resources);
 
 describe('alarms on custom metrics', () => {
-  it('there are some: the functions’ failed requests and the undelivered lifecycle events', () => {
+  it('there are some: the functions’ failed requests, the undelivered lifecycle events, the online password check', () => {
     expect(new Set(alarmMetrics.map(({ alarm }) => alarm))).toEqual(
-      new Set([`UserManagement-${STAGE}-function-500s`, `UserManagement-${STAGE}-lifecycle-events-undelivered`]),
+      new Set([
+        `UserManagement-${STAGE}-function-500s`,
+        `UserManagement-${STAGE}-lifecycle-events-undelivered`,
+        `UserManagement-${STAGE}-breach-check-unavailable`,
+      ]),
     );
   });
 

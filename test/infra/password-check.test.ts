@@ -30,7 +30,7 @@ describe('the online password check (Pwned Passwords)', () => {
       AlarmName: alarmName('prod'),
       Namespace: 'UserManagement/prod',
       MetricName: 'breachCheckUnavailable',
-      Dimensions: Match.absent(),
+      Dimensions: [{ Name: 'check', Value: 'pwned-passwords' }],
       Statistic: 'Sum',
       Period: 60,
       Threshold: 1,

@@ -2,7 +2,7 @@
  * The optional online check (Pwned Passwords range API) over real HTTP: the local server with
  * PWNED_PASSWORDS_URL pointed at a stand-in on loopback that answers range requests, answers too
  * slowly, or fails. Found: the contract's breached message. Slow (over 1 s) or failing: fail-open
- * (the offline list alone decides) and one `breachCheckUnavailable` metric without dimensions.
+ * (the offline list alone decides) and one `breachCheckUnavailable` metric with its one dimension set (`check`).
  */
 
 import { createHash, randomBytes } from 'node:crypto';
@@ -122,7 +122,7 @@ describe('the online check answers', () => {
 
 describe('fail-open: when the service is slow or fails, the offline list alone decides, and a metric counts it', () => {
   it.each(['slow', 'error'] as const)(
-    '%s: a password it would report is accepted; one breachCheckUnavailable metric without dimensions',
+    '%s: a password it would report is accepted; one breachCheckUnavailable metric, its dimension set [[check]]',
     async (how) => {
       mode = how;
       const password = freshPassword();
@@ -134,7 +134,7 @@ describe('fail-open: when the service is slow or fails, the offline list alone d
       if (how === 'slow') expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
       const metrics = unavailableMetrics(from);
       expect(metrics).toHaveLength(1);
-      expect(metrics[0]!.Dimensions.flat()).toEqual([]);
+      expect(metrics[0]!.Dimensions).toEqual([['check']]);
       // Still refused offline.
       expect((await call('/v1/createUser', { user_email: uniqueEmail(how), user_password: 'password1' })).status).toBe(400);
     },

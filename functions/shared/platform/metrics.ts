@@ -19,8 +19,11 @@ export const UNDELIVERED_EVENTS_METRIC = 'undeliveredEvents';
  */
 export const UNDELIVERED_EVENTS_DIMENSIONS = { consumer: 'lifecycle-events' } as const;
 
-/** Online password checks that failed or timed out (no dimension): the offline list alone decided. */
+/** Online password checks that failed or timed out: the offline list alone decided. */
 export const BREACH_CHECK_UNAVAILABLE_METRIC = 'breachCheckUnavailable';
+
+/** Its one dimension set (an EMF line needs one; its alarm names the same set, as CloudWatch matches all dimensions). */
+export const BREACH_CHECK_DIMENSIONS = { check: 'pwned-passwords' } as const;
 
 /** The outcome of a request the function answered with 500. */
 export const FAILED_OUTCOME = 'failed';

@@ -3,13 +3,13 @@
  * characters of the password's SHA-1 leave the process, with `Add-Padding: true` so the answer's
  * size tells nothing either; the answer's lines are `<35-hex suffix>:<count>`, padding lines count 0.
  * At most {@link PWNED_PASSWORDS_TIMEOUT_MS}; any failure is 'unavailable' (the offline list alone
- * decides: fail-open) and counted by {@link BREACH_CHECK_UNAVAILABLE_METRIC}, without dimensions.
+ * decides: fail-open) and counted by {@link BREACH_CHECK_UNAVAILABLE_METRIC} (dimension set {@link BREACH_CHECK_DIMENSIONS}).
  */
 
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logger } from './logger';
-import { BREACH_CHECK_UNAVAILABLE_METRIC, metrics } from './metrics';
+import { BREACH_CHECK_DIMENSIONS, BREACH_CHECK_UNAVAILABLE_METRIC, metrics } from './metrics';
 
 /** The contract's bound on the online check. */
 export const PWNED_PASSWORDS_TIMEOUT_MS = 1_000;
@@ -41,9 +41,10 @@ export function pwnedPasswordsCheck(baseUrl: string, timeoutMs = PWNED_PASSWORDS
     } catch (error) {
       // Never the password or its hash: the error's name says enough.
       logger.warn('Pwned Passwords check unavailable: the offline list alone decides', { error_name: (error as Error | undefined)?.name });
-      // Its own line, flushed now and without the request's dimensions (Powertools' `service` cleared as on the shared instance).
+      // Its own line, flushed now, with its own dimension set instead of the request's (Powertools' `service` cleared).
       const single = metrics.singleMetric();
       single.clearDefaultDimensions();
+      single.addDimensions(BREACH_CHECK_DIMENSIONS);
       single.addMetric(BREACH_CHECK_UNAVAILABLE_METRIC, MetricUnit.Count, 1);
       return 'unavailable';
     }
