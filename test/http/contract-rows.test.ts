@@ -225,6 +225,25 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         empty: { user_email: 'a@example.com', user_password: '' },
       }),
     },
+    "`user_password` on the blocklist, the user's e-mail or its local part, or an owner's blocked word": {
+      // An owner's blocked words need the admin CLI: test/integration/password-policy-owners.test.ts holds them.
+      run: async () => {
+        const email = suite.api.email('guessable');
+        return Promise.all(
+          Object.entries({
+            'on the shipped list': { user_email: suite.api.email('list'), user_password: 'iloveyou' },
+            'on the list, in another case': { user_email: suite.api.email('list-case'), user_password: 'QWERTY123' },
+            "the user's e-mail": { user_email: email, user_password: email },
+            'its local part': { user_email: email, user_password: email.split('@')[0] },
+          }).map(async ([what, body]) => probe(what, await A('/v1/createUser', body))),
+        );
+      },
+    },
+    '`user_password` found by the online check (a stage that has it on)': {
+      notOverHttp:
+        'the online check is a stage setting, off by default (also on staging): test/integration/password-breach-check.test.ts turns it on against a stand-in range server and checks this status and body on create and reset',
+      run: async () => [],
+    },
     '`should_reset_password` present and not one of the four accepted values (null included)': {
       run: each('/v1/createUser', {
         yes: { user_email: 'a@example.com', should_reset_password: 'yes' },
@@ -276,6 +295,23 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         'not a string': { user_email: 'a@example.com', new_password: 12345678 },
         'too long': { user_email: 'a@example.com', new_password: 'x'.repeat(1025) },
       }),
+    },
+    "`new_password` on the blocklist, the user's e-mail or its local part, or an owner's blocked word": {
+      run: async () => {
+        const email = await existingUser('reset-guessable');
+        return Promise.all(
+          Object.entries({
+            'on the shipped list': { user_email: email, new_password: 'password1' },
+            "the user's e-mail": { user_email: email, new_password: email.toUpperCase() },
+            'its local part': { user_email: email, new_password: email.split('@')[0] },
+          }).map(async ([what, body]) => probe(what, await A('/v1/resetUserPassword', body))),
+        );
+      },
+    },
+    '`new_password` found by the online check (a stage that has it on)': {
+      notOverHttp:
+        'the online check is a stage setting, off by default (also on staging): test/integration/password-breach-check.test.ts turns it on against a stand-in range server and checks this status and body on create and reset',
+      run: async () => [],
     },
     "the target is a white-label user (such as the caller's own account)": {
       run: async () => [
@@ -396,9 +432,14 @@ describe('docs/api-contract.md, row by row', () => {
     expect(stale.filter((name) => !names.has(name))).toEqual([]);
   });
 
-  it('only the two WAF rate rows are held elsewhere', () => {
-    const elsewhere = rows.filter((row) => scenarioOf(row)?.notOverHttp).map((row) => row.status);
-    expect(elsewhere).toEqual([429, 429]);
+  it('only the two online-check rows and the two WAF rate rows are held elsewhere', () => {
+    const elsewhere = rows.filter((row) => scenarioOf(row)?.notOverHttp).map((row) => [row.table, row.status]);
+    expect(elsewhere).toEqual([
+      ['createUser', 400],
+      ['resetUserPassword', 400],
+      ['Edge limits (deployed stages)', 429],
+      ['Edge limits (deployed stages)', 429],
+    ]);
   });
 
   it.each(checked.map((row) => [rowName(row), row] as const))(

@@ -57,6 +57,8 @@ export const CONFIG_SOURCES = (root: string) => [
   ...readdirSync(join(root, 'local'))
     .filter((name) => name.endsWith('.ts'))
     .map((name) => `local/${name}`),
+  // Where npm start, the admin CLI and the tests find DynamoDB Local (DYNAMODB_PORT, DYNAMODB_ENDPOINT).
+  'functions/shared/store/local-engine.ts',
 ];
 
 /** Every environment variable the configuration code reads by name. */

@@ -41,6 +41,7 @@ const CODE_DEFAULTS: Record<string, string> = {
   API_KEY_CACHE_TTL_SECONDS: String(unset(['API_KEY_CACHE_TTL_SECONDS'], readConfig).apiKeyCacheTtlMs / 1000),
   POWERTOOLS_LOG_LEVEL: unset(['POWERTOOLS_LOG_LEVEL', 'AWS_LAMBDA_LOG_LEVEL', 'LOG_LEVEL'], () => new Logger().getLevelName()),
   EVENTS_FILE: DEFAULT_EVENTS_FILE,
+  PWNED_PASSWORDS_URL: unset(['PWNED_PASSWORDS_URL'], readConfig).pwnedPasswordsUrl ?? 'unset',
   POWERTOOLS_METRICS_NAMESPACE: metricsNamespace('local'),
 };
 
@@ -78,6 +79,8 @@ const NOT_MEASURED: Record<string, string> = {
   '300 KB': "the bench's bundle-size target",
   '1 MiB': "the import's line-length limit",
   '10,000 ms': 'the shortest function timeout, which bounds latencyAlarmP99Ms',
+  '0.05 ms': "the password checks' CPU target",
+  '50 MB': "Lambda's limit for a zipped deployment package",
   '20 %': "staging's X-Ray sampling rate (a stage setting)",
   '100 %': "dev's X-Ray sampling rate (a stage setting)",
 };
