@@ -9,11 +9,12 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { BLOCKLIST_SOURCE } from '../lib/constructs/handler-function';
 import { BUILD_OPTIONS, FUNCTIONS, LAMBDA_ENV } from './bundle';
 import { median, round } from './stats';
 
@@ -55,6 +56,9 @@ try {
     );
     await build({ ...BUILD_OPTIONS, absWorkingDir: ROOT, entryPoints: [handler], outfile: plain });
     await build({ ...BUILD_OPTIONS, absWorkingDir: ROOT, entryPoints: [wrapper], outfile: traced });
+    // The construct's afterBundling copies the password blocklist beside the bundle; so does this.
+    mkdirSync(join(dir, name, 'generated'), { recursive: true });
+    copyFileSync(join(ROOT, BLOCKLIST_SOURCE), join(dir, name, 'generated', basename(BLOCKLIST_SOURCE)));
     const a: number[] = [];
     const b: number[] = [];
     const diff: number[] = [];
