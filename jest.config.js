@@ -13,6 +13,12 @@ const common = { transform, extensionsToTreatAsEsm: ['.ts'], testEnvironment: 'n
  */
 const arm64Selected = process.argv.includes('arm64');
 const slowSelected = process.argv.includes('slow');
+/**
+ * The processes project (the admin CLI, npm start, the docs page in Chromium, synth and the built
+ * packages as real child processes: minutes of spawning) runs when named, or when one of its files
+ * is: `npm test -- --selectProjects processes` (`.ci/run` runs it with the others).
+ */
+const processesSelected = process.argv.some((arg) => arg === 'processes' || arg.includes('test/processes/'));
 
 /** @type {import('jest').Config} */
 export default {
@@ -25,6 +31,7 @@ export default {
     { ...common, displayName: 'http', testMatch: ['<rootDir>/test/http/**/*.test.ts'] },
     { ...common, displayName: 'hardening', testMatch: ['<rootDir>/test/hardening/**/*.test.ts'] },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    ...(processesSelected ? [{ ...common, displayName: 'processes', testMatch: ['<rootDir>/test/processes/**/*.test.ts'] }] : []),
     ...(arm64Selected ? [{ ...common, displayName: 'arm64', testMatch: ['<rootDir>/test/arm64/**/*.test.ts'] }] : []),
     ...(slowSelected ? [{ ...common, displayName: 'slow', testMatch: ['<rootDir>/test/slow/**/*.test.ts'] }] : []),
   ],

@@ -226,7 +226,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
       }),
     },
     "`user_password` on the blocklist, the user's e-mail or its local part, or an owner's blocked word": {
-      // An owner's blocked words need the admin CLI: test/integration/password-policy-owners.test.ts holds them.
+      // An owner's blocked words need the admin CLI: test/processes/password-policy-owners.test.ts holds them.
       run: async () => {
         const email = suite.api.email('guessable');
         return Promise.all(

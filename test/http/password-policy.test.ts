@@ -1,7 +1,7 @@
 /**
  * docs/api-contract.md "Passwords (NIST SP 800-63B-4)": the blocklist, the e-mail, NFC, over real
  * HTTP (the local server, or a stage). Per-owner policies and the online check need the admin
- * side and a stand-in service: test/integration/password-policy-owners.test.ts and
+ * side and a stand-in service: test/processes/password-policy-owners.test.ts and
  * test/integration/password-breach-check.test.ts.
  */
 

@@ -2,7 +2,7 @@
  * The rules under `admin import-users`' hostile-file handling, without I/O: the line splitter
  * (`\n` only, CRLF, a leading BOM, strict UTF-8, 1 MiB per line) whatever the read chunks, the
  * scan for a name given twice, and `created_at` checked against the calendar. The CLI itself on
- * such files: test/integration/import-hostile-files.test.ts.
+ * such files: test/processes/import-hostile-files.test.ts.
  */
 
 import { Readable } from 'node:stream';

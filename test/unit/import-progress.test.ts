@@ -1,7 +1,7 @@
 /**
  * admin import-users' progress on stderr: a bar rewritten in place on a terminal (every 1,000
  * lines or 250 ms, with the share of the file read and the counts), a plain line every 10,000
- * lines otherwise. The CLI's own non-terminal lines are also seen in test/integration/user-transfer.test.ts.
+ * lines otherwise. The CLI's own non-terminal lines are also seen in test/processes/user-transfer.test.ts.
  */
 
 import { describe, expect, it } from '@jest/globals';
