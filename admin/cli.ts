@@ -16,7 +16,8 @@
 import { parseArgs } from 'node:util';
 import { normalizeEmail } from '#domain/email';
 import type { OwnerStore } from '#domain/owners';
-import { type PasswordSettings, parseArgon2Setting, readPasswordSettings } from '#platform/config';
+import { type PasswordSettings, parseArgon2Setting, readPasswordSettings, readPwnedPasswordsUrl } from '#platform/config';
+import { pwnedPasswordsCheck } from '#platform/pwned-passwords';
 import { createDocumentClient } from '#store/client';
 import { adminEndpoint, LOCAL_TABLES, localEngine } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
@@ -80,6 +81,23 @@ function passwordSettings(deployed: boolean): () => PasswordSettings {
   };
 }
 
+/**
+ * The online password check when PWNED_PASSWORDS_URL turns it on, as on a stage with it: a failure
+ * is said once on stderr (stdout carries the counts line) and the offline rules decide (fail-open).
+ */
+function breachCheckFromEnvironment(): TransferContext['breachCheck'] {
+  const url = readPwnedPasswordsUrl();
+  if (url === undefined) return undefined;
+  let warned = false;
+  return pwnedPasswordsCheck(url, undefined, (error) => {
+    if (!warned)
+      process.stderr.write(
+        `The Pwned Passwords check at ${url} did not answer (${(error as Error).name}): the offline rules alone decide\n`,
+      );
+    warned = true;
+  });
+}
+
 /** Stores on the tables the command names, or the local engine's, found as `npm start` finds it. */
 function connect(tables: TableOptions): TransferContext & { owners: OwnerStore } {
   const usersTableName = tables.usersTable ?? process.env.USERS_TABLE_NAME;
@@ -101,6 +119,7 @@ function connect(tables: TableOptions): TransferContext & { owners: OwnerStore }
     },
     ownerPolicyOf: async (ownerId, ownerEmail) => (await owners.findOwnerAccount(ownerId, normalizeEmail(ownerEmail)))?.passwordPolicy,
     passwords: passwordSettings(endpoint === undefined),
+    breachCheck: breachCheckFromEnvironment(),
   };
 }
 

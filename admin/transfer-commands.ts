@@ -53,6 +53,12 @@ export interface TransferContext {
   /** The owner's own password policy (minimum length, blocked words), which a clear `user_password` meets as on the API. */
   readonly ownerPolicyOf: (ownerId: string, ownerEmail: string) => Promise<OwnerPasswordPolicy | undefined>;
   readonly passwords: () => PasswordSettings;
+  /**
+   * The online password check (Pwned Passwords) when the operator's environment turns it on
+   * (`PWNED_PASSWORDS_URL`, as on the stage): a clear `user_password` it finds fails its line.
+   * Fail-open, as on the API: 'unavailable' lets the offline rules decide.
+   */
+  readonly breachCheck?: ((password: string) => Promise<'found' | 'not_found' | 'unavailable'>) | undefined;
 }
 
 /** Where a command writes: the process's own stdout and stderr, unless the caller (the bench) passes others. */
@@ -138,7 +144,11 @@ async function runImport(
       stderr.write(entry);
     } else if (reportError === undefined) report.write(entry);
   };
-  const write = async (candidate: ImportCandidate) => {
+  const write = async (candidate: ImportCandidate, line: number) => {
+    if (candidate.password !== undefined && context.breachCheck && (await context.breachCheck(candidate.password)) === 'found') {
+      fail(line, candidate.email, IMPORT_REASONS.passwordBreached);
+      return;
+    }
     if (dryRun) {
       counts[(await context.store.userExists(ownerId, candidate.email)) ? 'exists' : 'imported']++;
       return;
@@ -168,7 +178,7 @@ async function runImport(
       return;
     }
     seen.set(decision.candidate.email, lineNumber);
-    const task: Promise<void> = write(decision.candidate).then(
+    const task: Promise<void> = write(decision.candidate, lineNumber).then(
       () => void inFlight.delete(task),
       (error: unknown) => {
         inFlight.delete(task);

@@ -140,3 +140,45 @@ describe('fail-open: when the service is slow or fails, the offline list alone d
     },
   );
 });
+
+describe('import-users with the online check on (PWNED_PASSWORDS_URL in the operator’s environment)', () => {
+  it('a clear user_password it finds fails its line as `user_password found in a data breach`; the others import', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { runScript } = await import('../support/processes');
+    mode = 'range';
+    const owner = await newOwner('breach-import');
+    const found = freshPassword();
+    breached.add(sha1(found).slice(5));
+    const users = [
+      { user_email: uniqueEmail('import-breached'), user_password: found },
+      { user_email: uniqueEmail('import-clean'), user_password: freshPassword() },
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'breach-import-'));
+    try {
+      const file = join(dir, 'users.jsonl');
+      writeFileSync(file, `${users.map((user) => JSON.stringify(user)).join('\n')}\n`);
+      const run = await runScript('admin/cli.ts', ['import-users', owner.ownerEmail, file], {
+        ...process.env,
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      });
+      expect([run.code, run.stdout]).toEqual([1, '{"imported":1,"exists":0,"failed":1}\n']);
+      expect(run.stderr.split('\n').filter((line) => line.startsWith('{'))).toEqual([
+        JSON.stringify({ line: 1, user_email: users[0]!.user_email, reason: 'user_password found in a data breach' }),
+      ]);
+      // Fail-open, as on the API: the stand-in failing lets the offline rules decide, said once on stderr.
+      mode = 'error';
+      const again = users.map((user) => ({ ...user, user_email: uniqueEmail('import-unavailable') }));
+      writeFileSync(file, `${again.map((user) => JSON.stringify(user)).join('\n')}\n`);
+      const open = await runScript('admin/cli.ts', ['import-users', owner.ownerEmail, file], {
+        ...process.env,
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      });
+      expect([open.code, open.stdout]).toEqual([0, '{"imported":2,"exists":0,"failed":0}\n']);
+      expect(open.stderr.match(/did not answer/g)).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -23,7 +23,7 @@ export const IMPORT_REASONS = {
   costlyHash: 'password_hash too costly to verify',
   passwordPolicy: 'user_password outside the password policy',
   passwordGuessable: 'user_password too easy to guess',
-  /** Only where the online check runs (the import does not call it). */
+  /** Only where the online check is on (PWNED_PASSWORDS_URL in the operator's environment). */
   passwordBreached: 'user_password found in a data breach',
   shouldReset: 'should_reset_password must be a boolean',
   createdAt: 'invalid created_at',

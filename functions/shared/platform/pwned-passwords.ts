@@ -19,8 +19,27 @@ export const PWNED_PASSWORDS_API = 'https://api.pwnedpasswords.com';
 
 export type BreachAnswer = 'found' | 'not_found' | 'unavailable';
 
-/** A check against the range API at `baseUrl` (`<base>/range/<prefix>`). */
-export function pwnedPasswordsCheck(baseUrl: string, timeoutMs = PWNED_PASSWORDS_TIMEOUT_MS): (password: string) => Promise<BreachAnswer> {
+/** What a service does when the check is unavailable: a warning by error name, and the metric its alarm watches. */
+function countUnavailable(error: unknown): void {
+  // Never the password or its hash: the error's name says enough.
+  logger.warn('Pwned Passwords check unavailable: the offline list alone decides', { error_name: (error as Error | undefined)?.name });
+  // Its own line, flushed now, with its own dimension set instead of the request's (Powertools' `service` cleared).
+  const single = metrics.singleMetric();
+  single.clearDefaultDimensions();
+  single.addDimensions(BREACH_CHECK_DIMENSIONS);
+  single.addMetric(BREACH_CHECK_UNAVAILABLE_METRIC, MetricUnit.Count, 1);
+}
+
+/**
+ * A check against the range API at `baseUrl` (`<base>/range/<prefix>`). `onUnavailable` hears of each
+ * failure; by default the log's warning and the metric (the admin CLI, whose stdout is its counts line,
+ * passes its own).
+ */
+export function pwnedPasswordsCheck(
+  baseUrl: string,
+  timeoutMs = PWNED_PASSWORDS_TIMEOUT_MS,
+  onUnavailable: (error: unknown) => void = countUnavailable,
+): (password: string) => Promise<BreachAnswer> {
   const base = baseUrl.replace(/\/+$/, '');
   return async (password) => {
     const sha1 = createHash('sha1').update(password).digest('hex').toUpperCase();
@@ -39,13 +58,7 @@ export function pwnedPasswordsCheck(baseUrl: string, timeoutMs = PWNED_PASSWORDS
       }
       return 'not_found';
     } catch (error) {
-      // Never the password or its hash: the error's name says enough.
-      logger.warn('Pwned Passwords check unavailable: the offline list alone decides', { error_name: (error as Error | undefined)?.name });
-      // Its own line, flushed now, with its own dimension set instead of the request's (Powertools' `service` cleared).
-      const single = metrics.singleMetric();
-      single.clearDefaultDimensions();
-      single.addDimensions(BREACH_CHECK_DIMENSIONS);
-      single.addMetric(BREACH_CHECK_UNAVAILABLE_METRIC, MetricUnit.Count, 1);
+      onUnavailable(error);
       return 'unavailable';
     }
   };
