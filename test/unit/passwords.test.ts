@@ -3,7 +3,7 @@ import { generatePassword, hashPassword, verifyPassword } from '#domain/password
 import { formatArgon2Setting, OWASP_ARGON2ID_SETTINGS, parseArgon2Setting } from '#platform/config';
 
 describe('generatePassword', () => {
-  it('makes at least 20 URL-safe characters, all different each time', () => {
+  it('makes 24 URL-safe characters, all different each time', () => {
     const passwords = Array.from({ length: 200 }, () => generatePassword({ minLength: 8, maxLength: 1024 }));
     for (const password of passwords) expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(new Set(passwords).size).toBe(passwords.length);

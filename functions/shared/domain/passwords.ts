@@ -18,8 +18,8 @@ export const hashPassword = (password: string, setting: Argon2Setting): Promise<
 export const verifyPassword = (phc: string, password: string): Promise<boolean> => verify(phc, password);
 
 /**
- * A password for a user created without one: at least 20 characters from the
- * CSPRNG (base64url, 6 bits each), and long enough for the deployment's policy.
+ * A password for a user created without one: 24 characters from the CSPRNG (base64url, 6 bits
+ * each, 144 bits), or the policy's minimum when that is higher, never more than its maximum.
  */
 export function generatePassword(policy: PasswordPolicy): string {
   const length = Math.min(Math.max(24, policy.minLength), policy.maxLength);
