@@ -24,6 +24,7 @@ const { processStores } = await import('#store/stores');
 const { userPk } = await import('#store/table-layout');
 const { LOCAL_TABLES } = await import('#store/local-engine');
 const { apiClient } = await import('../support/http-client');
+const { captureStdout } = await import('../support/output');
 const { startLocalServer, uniqueEmail } = await import('../support/local');
 const { injectFault } = await import('../support/faults');
 const { emfDocuments, emfProblems } = await import('../support/emf');
@@ -88,12 +89,7 @@ beforeAll(async () => {
     UNDELIVERED_EVENTS_TABLE_NAME: LOCAL_TABLES.undeliveredEventsTableName,
     RECOVERY_PERIOD_DAYS: '7',
   });
-  const write = process.stdout.write.bind(process.stdout);
-  jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    lines.push(...text.split('\n').filter(Boolean));
-    return text.startsWith('{') ? true : write(chunk, ...rest);
-  }) as never);
+  captureStdout(lines);
 });
 afterAll(async () => {
   jest.restoreAllMocks();

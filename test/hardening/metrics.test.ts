@@ -15,6 +15,7 @@ const { processStores } = await import('#store/stores');
 
 const { stores } = processStores();
 const { apiClient } = await import('../support/http-client');
+const { captureStdout } = await import('../support/output');
 const { startLocalServer, uniqueEmail } = await import('../support/local');
 const { injectFault } = await import('../support/faults');
 const { ownerWithId } = await import('./support/world');
@@ -27,12 +28,7 @@ let owner: TestOwner;
 beforeAll(async () => {
   server = await startLocalServer();
   owner = await ownerWithId('metrics');
-  const write = process.stdout.write.bind(process.stdout);
-  jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    lines.push(...text.split('\n').filter(Boolean));
-    return text.startsWith('{') ? true : write(chunk, ...rest);
-  }) as never);
+  captureStdout(lines);
 });
 afterAll(async () => {
   jest.restoreAllMocks();

@@ -45,6 +45,7 @@ await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
 process.env.PWNED_PASSWORDS_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 const { apiClient } = await import('../support/http-client');
+const { captureStdout } = await import('../support/output');
 const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
 const { BREACH_CHECK_UNAVAILABLE_METRIC } = await import('#platform/metrics');
 
@@ -55,12 +56,7 @@ const lines: string[] = [];
 beforeAll(async () => {
   server = await startLocalServer();
   call = apiClient(server.baseUrl, (await newOwner('breach')).apiKey);
-  const write = process.stdout.write.bind(process.stdout);
-  jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    lines.push(...text.split('\n').filter(Boolean));
-    return text.startsWith('{') ? true : write(chunk, ...rest);
-  }) as never);
+  captureStdout(lines);
 });
 afterAll(async () => {
   jest.restoreAllMocks();
