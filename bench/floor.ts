@@ -26,8 +26,8 @@ export interface FloorSamples {
   readonly hashThenUpdate: readonly number[];
 }
 
-/** A PHC string of the right length, so items weigh what the service's weigh. */
-export const FAKE_HASH = `$argon2id$v=19$m=7168,t=5,p=1$${'a'.repeat(22)}$${'b'.repeat(43)}`;
+/** A PHC string of the right length, so items weigh what the service's weigh; canonical base64, as an import accepts it. */
+export const FAKE_HASH = `$argon2id$v=19$m=7168,t=5,p=1$${'Q'.repeat(21)}A$${'Q'.repeat(42)}A`;
 
 /** A user's profile item as the users store writes it (users-store.ts): keep them in step. */
 export const profileItem = (ownerId: string, email: string, at = new Date().toISOString()) => ({
