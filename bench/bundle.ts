@@ -18,7 +18,7 @@ import { median, round } from './stats';
 export const FUNCTIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
 
 /** What NodejsFunction passes to esbuild for the construct's props (arm64 changes nothing in the JavaScript). */
-export const BUILD_OPTIONS: BuildOptions = {
+const BUILD_OPTIONS: BuildOptions = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -35,7 +35,7 @@ export const BUILD_OPTIONS: BuildOptions = {
 };
 
 /** The environment a deployed function starts with (no endpoint: the real DynamoDB, never contacted on import). */
-export const LAMBDA_ENV = {
+const LAMBDA_ENV = {
   USERS_TABLE_NAME: 'users',
   OWNERS_TABLE_NAME: 'owners',
   IDEMPOTENCY_TABLE_NAME: 'idempotency',
@@ -57,31 +57,43 @@ export interface Bundles {
   readonly functions: Record<(typeof FUNCTIONS)[number], BundleResult>;
 }
 
+/** Bundles `entry` as the construct does into `outfile`, with the password blocklist beside it (the construct's afterBundling). */
+export async function bundleAsDeployed(root: string, entry: string, outfile: string): Promise<void> {
+  await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [entry], outfile });
+  mkdirSync(join(dirname(outfile), 'generated'), { recursive: true });
+  copyFileSync(join(root, BLOCKLIST_SOURCE), join(dirname(outfile), 'generated', basename(BLOCKLIST_SOURCE)));
+}
+
+/**
+ * A cold importer in `dir`: each call imports a bundle in a fresh Node process, in a deployed
+ * function's environment (plus `env`), and returns the import's milliseconds. The asset installs
+ * @node-rs/argon2 beside index.mjs; the project's node_modules, linked into `dir`, stands in for it.
+ */
+export function coldImporter(root: string, dir: string, env: NodeJS.ProcessEnv = {}): (file: string) => number {
+  symlinkSync(resolve(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const probe = join(dir, 'probe.mjs');
+  writeFileSync(
+    probe,
+    'const t = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t));\n',
+  );
+  return (file) => {
+    const child = spawnSync(process.execPath, [probe, pathToFileURL(file).href], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, ...LAMBDA_ENV, ...env },
+      encoding: 'utf8',
+    });
+    if (child.status !== 0) throw new Error(`importing ${file} failed: ${child.stderr}`);
+    return Number(child.stdout);
+  };
+}
+
 export async function measureBundles(root: string, imports = 10): Promise<Bundles> {
   const dir = mkdtempSync(join(tmpdir(), 'wlum-bench-'));
   try {
-    // The asset installs @node-rs/argon2 beside index.mjs; the project's node_modules stands in for it.
-    symlinkSync(resolve(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    const probe = join(dir, 'probe.mjs');
-    writeFileSync(
-      probe,
-      'const t = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t));\n',
-    );
+    const importMs = coldImporter(root, dir);
     const measure = async (name: string, outfile: string): Promise<BundleResult> => {
-      await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [join(root, 'functions', name, 'handler.ts')], outfile });
-      // The construct's afterBundling copies the password blocklist beside the bundle; so does this.
-      mkdirSync(join(dirname(outfile), 'generated'), { recursive: true });
-      copyFileSync(join(root, BLOCKLIST_SOURCE), join(dirname(outfile), 'generated', basename(BLOCKLIST_SOURCE)));
-      const samples: number[] = [];
-      for (let i = 0; i < imports; i++) {
-        const child = spawnSync(process.execPath, [probe, pathToFileURL(outfile).href], {
-          cwd: dir,
-          env: { PATH: process.env.PATH, ...LAMBDA_ENV },
-          encoding: 'utf8',
-        });
-        if (child.status !== 0) throw new Error(`importing the ${name} bundle failed: ${child.stderr}`);
-        samples.push(Number(child.stdout));
-      }
+      await bundleAsDeployed(root, join(root, 'functions', name, 'handler.ts'), outfile);
+      const samples = Array.from({ length: imports }, () => importMs(outfile));
       return { bytes: statSync(outfile).size, import_ms_p50: round(median(samples), 1) };
     };
     const functions = {} as Bundles['functions'];

@@ -8,14 +8,11 @@
  * stay as they are (docs/deploy.md says what they show).
  */
 
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BLOCKLIST_SOURCE } from '../lib/constructs/handler-function';
-import { BUILD_OPTIONS, FUNCTIONS, LAMBDA_ENV } from './bundle';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleAsDeployed, coldImporter, FUNCTIONS } from './bundle';
 import { median, round } from './stats';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,21 +20,7 @@ const IMPORTS = Number(process.env.BENCH_TRACER_IMPORTS ?? 20);
 
 const dir = mkdtempSync(join(tmpdir(), 'wlum-tracer-'));
 try {
-  symlinkSync(resolve(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const probe = join(dir, 'probe.mjs');
-  writeFileSync(
-    probe,
-    'const t = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t));\n',
-  );
-  const importMs = (file: string) => {
-    const child = spawnSync(process.execPath, [probe, pathToFileURL(file).href], {
-      cwd: dir,
-      env: { PATH: process.env.PATH, ...LAMBDA_ENV, POWERTOOLS_TRACE_ENABLED: 'true' },
-      encoding: 'utf8',
-    });
-    if (child.status !== 0) throw new Error(`import of ${file} failed: ${child.stderr}`);
-    return Number(child.stdout);
-  };
+  const importMs = coldImporter(ROOT, dir, { POWERTOOLS_TRACE_ENABLED: 'true' });
   const rows = [];
   for (const name of FUNCTIONS) {
     const plain = join(dir, name, 'plain.mjs');
@@ -54,11 +37,8 @@ try {
         `export * from ${JSON.stringify(handler)};`,
       ].join('\n'),
     );
-    await build({ ...BUILD_OPTIONS, absWorkingDir: ROOT, entryPoints: [handler], outfile: plain });
-    await build({ ...BUILD_OPTIONS, absWorkingDir: ROOT, entryPoints: [wrapper], outfile: traced });
-    // The construct's afterBundling copies the password blocklist beside the bundle; so does this.
-    mkdirSync(join(dir, name, 'generated'), { recursive: true });
-    copyFileSync(join(ROOT, BLOCKLIST_SOURCE), join(dir, name, 'generated', basename(BLOCKLIST_SOURCE)));
+    await bundleAsDeployed(ROOT, handler, plain);
+    await bundleAsDeployed(ROOT, wrapper, traced);
     const a: number[] = [];
     const b: number[] = [];
     const diff: number[] = [];

@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LOCAL_TABLES } from '#store/local-engine';
 import { processStores } from '#store/stores';
@@ -18,6 +18,7 @@ import { apiClient } from '../support/http-client';
 import { startTestDelivery, waitFor } from '../support/lifecycle-events';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
+import { scanAll } from '../support/scan';
 
 const { stores } = processStores();
 const { client } = stores;
@@ -42,24 +43,13 @@ afterAll(async () => {
 });
 
 /** Every item of one owner's users, from a users table. */
-async function itemsOf(table: string, ownerId: string) {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: 'begins_with(pk, :owner)',
-        ExpressionAttributeValues: { ':owner': `${ownerId}#` },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+const itemsOf = (table: string, ownerId: string) =>
+  scanAll(client, {
+    TableName: table,
+    FilterExpression: 'begins_with(pk, :owner)',
+    ExpressionAttributeValues: { ':owner': `${ownerId}#` },
+    ConsistentRead: true,
+  });
 
 const collectionIn = async (table: string, ownerId: string, email: string) =>
   (
