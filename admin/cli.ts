@@ -37,9 +37,9 @@ ${REAPPLY_USAGE}
 ${REPLAY_USAGE}
 
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
-  --argon2 m=<KiB>,t=<n>,p=1               the argon2id setting create-owner and import-users hash a clear password
-                                           with (or ARGON2_SETTING): required against a deployed stage, where it is
-                                           the stack output Argon2Setting; locally npm start's default
+  --argon2 m=<KiB>,t=<n>,p=1               the argon2id setting create-owner, reset-owner-password and import-users
+                                           hash a clear password with (or ARGON2_SETTING): required against a deployed
+                                           stage, where it is the stack output Argon2Setting; locally npm start's default
   --help                                   this text
 
 Prints one line of JSON (export-users: one line per user). Errors: one line on stderr; exit 2 for a command

@@ -24,6 +24,8 @@ export const KEY_USAGE = `  create-owner <email> [scope]  create an owner, its o
   issue-key <email> [scope]     issue another key for an owner (rotation, or a narrower key)
   list-keys <email>             list an owner's keys: operations, dates, last use (never a key)
   revoke-key <key-id>           revoke a key (warm functions stop accepting it within the key-cache TTL)
+  reset-owner-password <email>  a new generated password for the owner's own account, shown once; ends a sign-in
+                                lockout (the API cannot reset this account)
 
   scope (default: every operation, no expiry):
     --operations createUser,resetUserPassword,deleteUser   the operations the key may call
@@ -33,10 +35,10 @@ export const KEY_USAGE = `  create-owner <email> [scope]  create an owner, its o
 
 export type KeyCommand =
   | { command: 'create-owner' | 'issue-key'; email: string; scope: owners.KeyScope }
-  | { command: 'list-keys'; email: string }
+  | { command: 'list-keys' | 'reset-owner-password'; email: string }
   | { command: 'revoke-key'; keyId: string };
 
-const COMMANDS = ['create-owner', 'issue-key', 'list-keys', 'revoke-key'] as const;
+const COMMANDS = ['create-owner', 'issue-key', 'list-keys', 'revoke-key', 'reset-owner-password'] as const;
 const isKeyCommand = (name: string): name is (typeof COMMANDS)[number] => (COMMANDS as readonly string[]).includes(name);
 
 type KeyOptionValues = { [name in keyof typeof KEY_OPTIONS]?: string };
@@ -56,7 +58,7 @@ export function parseKeyCommand(positionals: readonly string[], options: KeyOpti
   if (rest.length > 0) throw new UsageError(`${command} takes one argument, ${what}; got also ${JSON.stringify(rest.join(' '))}`);
 
   const given = Object.keys(options).filter((name) => options[name as keyof KeyOptionValues] !== undefined);
-  if (command === 'list-keys' || command === 'revoke-key') {
+  if (command === 'list-keys' || command === 'revoke-key' || command === 'reset-owner-password') {
     if (given.length > 0) throw new UsageError(`--${given[0]} applies only to create-owner and issue-key`);
     if (command === 'revoke-key') {
       if (!KEY_ID.test(argument)) throw new UsageError(`Invalid key id ${JSON.stringify(argument)}; a key id is key_ and 16 hex digits`);
@@ -85,6 +87,8 @@ async function runChecked(store: owners.OwnerStore, command: KeyCommand, passwor
       return owners.issueKey(store, command.email, command.scope);
     case 'list-keys':
       return owners.listKeys(store, command.email);
+    case 'reset-owner-password':
+      return owners.resetOwnerPassword(store, command.email, passwords());
     case 'revoke-key': {
       const key = await owners.revokeKey(store, command.keyId);
       return { key_id: key.keyId, owner_email: key.ownerEmail, revoked: true };

@@ -19,11 +19,12 @@ const refusal = (positionals: string[], options: Record<string, string> = {}) =>
 };
 
 describe('parseKeyCommand', () => {
-  it('accepts the four commands; no options means every operation and no expiry', () => {
+  it('accepts the five commands; no options means every operation and no expiry', () => {
     expect(parse(['create-owner', 'Owner@Example.com '])).toEqual({ command: 'create-owner', email: 'Owner@Example.com ', scope: {} });
     expect(parse(['issue-key', 'owner@example.com'])).toEqual({ command: 'issue-key', email: 'owner@example.com', scope: {} });
     expect(parse(['list-keys', 'owner@example.com'])).toEqual({ command: 'list-keys', email: 'owner@example.com' });
     expect(parse(['revoke-key', 'key_0123456789abcdef'])).toEqual({ command: 'revoke-key', keyId: 'key_0123456789abcdef' });
+    expect(parse(['reset-owner-password', 'owner@example.com'])).toEqual({ command: 'reset-owner-password', email: 'owner@example.com' });
   });
 
   it('reads --operations, --expires-in and --expires-at into the scope', () => {
@@ -47,6 +48,8 @@ describe('parseKeyCommand', () => {
     [['frobnicate', 'x'], {}, /^Unknown command "frobnicate"/],
     [['issue-key'], {}, /^issue-key needs <email>/],
     [['revoke-key'], {}, /^revoke-key needs <key-id>/],
+    [['reset-owner-password'], {}, /^reset-owner-password needs <email>/],
+    [['reset-owner-password', 'o@example.com'], { 'expires-in': '9d' }, /^--expires-in applies only to create-owner and issue-key$/],
     [['issue-key', 'o@example.com', 'extra'], {}, /takes one argument/],
     [['issue-key', 'not-an-email'], {}, /^Invalid e-mail address "not-an-email"/],
     [['create-owner', 'a@b@example.com'], {}, /^Invalid e-mail/],

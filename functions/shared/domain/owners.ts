@@ -63,6 +63,8 @@ export interface OwnerStore {
   findOwnerAccount(ownerId: string, ownerEmail: string): Promise<OwnerAccount | undefined>;
   /** Replaces the password policy stored on the owner's own account. */
   setOwnerPasswordPolicy(ownerId: string, ownerEmail: string, policy: OwnerPasswordPolicy): Promise<void>;
+  /** Replaces the hash on the owner's own account and ends a sign-in lockout; false when the account is gone. */
+  setOwnerPasswordHash(ownerId: string, ownerEmail: string, passwordHash: string): Promise<boolean>;
   findOwner(ownerEmail: string): Promise<OwnerRecord | undefined>;
   /** Creates the owner, its own account and its first key at once; false when the owner exists. */
   createOwner(owner: OwnerRecord, account: Pick<UserRecord, 'passwordHash'>, key: ApiKeyRecord): Promise<boolean>;
@@ -149,6 +151,25 @@ export async function createOwner(store: OwnerStore, email: string, passwords: P
   );
   if (!created) throw new Error(`Owner ${ownerEmail} already exists`);
   return issued(ownerEmail, keyId, apiKey, checked);
+}
+
+/**
+ * A new password for an owner's own account, the one way to reset it (the API refuses to): a
+ * generated password, returned once and stored only as its hash, and the count of failed sign-ins
+ * cleared, so that a locked account can sign in again. The change stream sees a new password and
+ * emits UserPasswordReset, as for any reset.
+ */
+export async function resetOwnerPassword(
+  store: OwnerStore,
+  email: string,
+  passwords: PasswordSettings,
+): Promise<{ owner_email: string; password: string }> {
+  const owner = await findOwnerOrThrow(store, email);
+  const password = generatePassword(passwords.passwordPolicy);
+  if (!(await store.setOwnerPasswordHash(owner.ownerId, owner.ownerEmail, await hashPassword(password, passwords.argon2)))) {
+    throw new Error(`No owner account for ${owner.ownerEmail}`);
+  }
+  return { owner_email: owner.ownerEmail, password };
 }
 
 /** Issues another key for an existing owner (rotation, or a key limited to some operations or a time). */

@@ -5,7 +5,15 @@ import type { ApiKeyRecord, OwnerAccount, OwnerRecord, OwnerStore } from '#domai
 import type { OwnerPasswordPolicy } from '#domain/password-policy';
 import type { DocumentClient } from './client';
 import { allItems } from './item-collections';
-import { API_KEY_PK_PREFIX, apiKeyKey, KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE, ownerKey, userKey } from './table-layout';
+import {
+  API_KEY_PK_PREFIX,
+  apiKeyKey,
+  FAILED_SIGN_INS_ATTRIBUTE,
+  KEY_LAST_USED_ATTRIBUTE,
+  OWNERS_TABLE,
+  ownerKey,
+  userKey,
+} from './table-layout';
 
 /**
  * The owners table behind the domain's {@link OwnerStore} port: owners, their API keys (by
@@ -68,6 +76,25 @@ export function createOwnersStore(db: DocumentClient, tables: { usersTableName: 
           ExpressionAttributeValues: { ':policy': fromPasswordPolicy(policy), ':yes': true },
         }),
       );
+    },
+
+    /** One conditional UpdateItem on the white-label user: the new hash, and the failed sign-ins' count removed. */
+    async setOwnerPasswordHash(ownerId: string, ownerEmail: string, passwordHash: string): Promise<boolean> {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: Users,
+            Key: userKey(ownerId, ownerEmail),
+            UpdateExpression: `SET password_hash = :hash, updated_at = :at REMOVE ${FAILED_SIGN_INS_ATTRIBUTE}`,
+            ConditionExpression: 'white_label = :yes',
+            ExpressionAttributeValues: { ':hash': passwordHash, ':at': now(), ':yes': true },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
     },
 
     /**
