@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { formatArgon2Setting, OWASP_ARGON2ID_SETTINGS, readPasswordSettings } from '#platform/config';
 import { hashAt } from './argon2';
 import { floorProbe } from './floor';
+import { type PasswordChecks, passwordChecks } from './password-checks';
 import { median, round } from './stats';
 import { cpuBetween, threadCpu } from './thread-cpu';
 
@@ -20,6 +21,8 @@ export interface LambdaCpuRequest {
   /** Requests per phase in each round; rounds interleave the phases so that all meet the same machine. */
   readonly perRound: number;
   readonly rounds: number;
+  /** Batches of 1,000 passwords through the password checks, after the rounds (0: none). */
+  readonly passwordCheckBatches: number;
 }
 
 /** One phase's figures: CPU per request (mean) split by thread, and the wall clock (p50). */
@@ -49,6 +52,12 @@ const FIXED_PHASES = [...new Set(PAIRS.flat())];
 export type LambdaCpuPhase = SettingPhase | (typeof FIXED_PHASES)[number];
 export type LambdaCpuResult = Record<(typeof FIXED_PHASES)[number], PhaseCpu> & { readonly [phase: SettingPhase]: PhaseCpu | undefined };
 
+/** What the stand-in reports: each phase's CPU, and the password checks measured in the same process. */
+export interface LambdaStandInResult {
+  readonly phases: LambdaCpuResult;
+  readonly passwordChecks: PasswordChecks;
+}
+
 process.once('message', (message: LambdaCpuRequest) => {
   run(message).then(
     (result) => process.send?.({ result }, () => process.exit(0)),
@@ -56,7 +65,7 @@ process.once('message', (message: LambdaCpuRequest) => {
   );
 });
 
-async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<LambdaCpuResult> {
+async function run({ apiKey, perRound, rounds, passwordCheckBatches }: LambdaCpuRequest): Promise<LambdaStandInResult> {
   // The handlers read their configuration when they load; the parent set it in our environment.
   const { apiEvent, handlerFor, lambdaContext } = await import('./in-process');
   const { processStores } = await import('#store/stores');
@@ -155,5 +164,6 @@ async function run({ apiKey, perRound, rounds }: LambdaCpuRequest): Promise<Lamb
       errors,
     };
   }
-  return result as LambdaCpuResult;
+  // The checks a create or reset makes, in the process that just served them, beside the service share.
+  return { phases: result as LambdaCpuResult, passwordChecks: await passwordChecks(passwordCheckBatches) };
 }

@@ -7,10 +7,14 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { newOwner, startLocalServer } from '../support/local';
 
 /** Where the README's commands point: `npm start`'s address. */
+// Each case runs several curl processes one after another: jest's 5 s default is a hang guard too
+// tight for two shared cores (seen failing under load), not a speed target.
+jest.setTimeout(60_000);
+
 const README_BASE_URL = 'http://127.0.0.1:3000';
 
 interface CurlExample {
