@@ -399,7 +399,7 @@ describe('DynamoDB calls per case (warm API-key cache)', () => {
     const fault = injectFault(client, { operation: 'PutItem', table: config.usersTableName, kind: 'rejected', times: 1 });
     try {
       const response = await keyed('/v1/createUser', { user_email: uniqueEmail('calls-500') }, randomUUID());
-      expect(response.status).toBe(500);
+      expect([response.status, response.body]).toEqual([500, { message: MESSAGES.createFailed }]);
     } finally {
       fault.remove();
       counter.remove();

@@ -111,7 +111,7 @@ describe('the online check answers', () => {
   it('a password the offline list refuses is refused without asking the service', async () => {
     const before = seen.length;
     const response = await call('/v1/createUser', { user_email: uniqueEmail('offline'), user_password: 'iloveyou' });
-    expect(response.status).toBe(400);
+    expect([response.status, response.body]).toEqual([400, { message: 'user_password is too easy to guess: choose another.' }]);
     expect(seen.length).toBe(before);
   });
 });
@@ -132,7 +132,8 @@ describe('fail-open: when the service is slow or fails, the offline list alone d
       expect(metrics).toHaveLength(1);
       expect(metrics[0]!.Dimensions).toEqual([['check']]);
       // Still refused offline.
-      expect((await call('/v1/createUser', { user_email: uniqueEmail(how), user_password: 'password1' })).status).toBe(400);
+      const offline = await call('/v1/createUser', { user_email: uniqueEmail(how), user_password: 'password1' });
+      expect([offline.status, offline.body]).toEqual([400, { message: 'user_password is too easy to guess: choose another.' }]);
     },
   );
 });
