@@ -27,6 +27,7 @@ const { apiClient } = await import('../support/http-client');
 const { captureStdout } = await import('../support/output');
 const { startLocalServer, uniqueEmail } = await import('../support/local');
 const { injectFault } = await import('../support/faults');
+const { MESSAGES } = await import('#contract/messages');
 const { emfDocuments, emfProblems } = await import('../support/emf');
 const { synthStage } = await import('../infra/synth');
 const { ownerWithId } = await import('./support/world');
@@ -111,7 +112,16 @@ const writers: Record<string, (metric: MetricIdentity) => Promise<void>> = {
       ...(dimensions.operation === 'resetUserPassword' && { new_password: 'a new password 1' }),
     };
     const response = await api(`/v1/${dimensions.operation}`, body).finally(fault.remove);
-    expect([dimensions.operation, response.status]).toEqual([dimensions.operation, 500]);
+    const failed: Record<string, string> = {
+      createUser: MESSAGES.createFailed,
+      resetUserPassword: MESSAGES.resetFailed,
+      deleteUser: MESSAGES.deleteFailed,
+    };
+    expect([dimensions.operation, response.status, response.body]).toEqual([
+      dimensions.operation,
+      500,
+      { message: failed[dimensions.operation!] },
+    ]);
   },
   // The online password check failing (nothing listens at its address): fail-open, and counted.
   breachCheckUnavailable: async () => {

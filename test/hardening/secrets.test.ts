@@ -76,7 +76,7 @@ for (const file of readdirSync(new URL('../http/', import.meta.url))
 }
 
 const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-const { MESSAGES } = await import('#contract/messages');
+const { MESSAGES, unknownParameter } = await import('#contract/messages');
 const { processStores } = await import('#store/stores');
 const { stores } = processStores();
 const { apiClient } = await import('../support/http-client');
@@ -123,7 +123,13 @@ describe('beyond the contract suite: failures whose error text carries secrets',
       await api('/v1/deleteUser', { user_email: uniqueEmail('k') }, { apiKey: null, headers: { authorization: `Bearer ${owner.apiKey}` } }),
       await api('/v1/deleteUser', { user_email: uniqueEmail('k') }, { apiKey: `${owner.apiKey}x` }),
     ];
-    expect(responses.map((r) => r.status)).toEqual([400, 400, 404, 401, 401]);
+    expect(responses.map((r) => [r.status, r.body])).toEqual([
+      [400, { message: MESSAGES.userEmailInvalid }],
+      [400, { message: unknownParameter('api_key') }],
+      [404, { message: MESSAGES.userNotFound }],
+      [401, { message: MESSAGES.unauthorized }],
+      [401, { message: MESSAGES.unauthorized }],
+    ]);
     captured.sentPasswords.add(owner.apiKey);
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
 import { issueKey } from '#domain/owners';
 import { processStores } from '#store/stores';
-import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from '../support/faults';
+import { type DynamoOperation, expectRetryQuotaFor, type FaultKind, fastJitter, faultsInjected, injectFault } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, profileOf, storedPasswordIs, type TestOwner } from './support/world';
@@ -22,8 +22,7 @@ let owner: TestOwner;
 beforeAll(async () => {
   server = await startLocalServer();
   owner = await ownerWithId('faults-create');
-  const random = Math.random;
-  jest.spyOn(Math, 'random').mockImplementation(() => random() * 0.02);
+  fastJitter();
 });
 afterAll(async () => {
   jest.restoreAllMocks();
@@ -45,7 +44,7 @@ describe.each(CALLS)('createUser when the $call fails', ({ operation, table }) =
   it.each(KINDS)('%s: three attempts, "Failed to create user", nothing written, and the retry creates the user', async (kind) => {
     const api = await freshClient();
     const email = uniqueEmail('fault-create');
-    expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
+    await expectRetryQuotaFor(client, 2);
 
     const fault = injectFault(client, { operation, table, kind });
     const failed = await api('/v1/createUser', { user_email: email, user_password: 'the first password' }).finally(fault.remove);
@@ -87,7 +86,7 @@ describe('createUser when the PutItem is applied but its response is lost', () =
   it('on every attempt: 500, and nothing is lost: the user holds the password the caller sent, so its retry is a 409', async () => {
     const api = await freshClient();
     const email = uniqueEmail('lost-always');
-    expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
+    await expectRetryQuotaFor(client, 2);
     const fault = injectFault(client, { operation: 'PutItem', kind: 'lost-response' });
     const response = await api('/v1/createUser', { user_email: email, user_password: 'written, never confirmed' }).finally(fault.remove);
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
 import { issueKey } from '#domain/owners';
 import { processStores } from '#store/stores';
-import { type DynamoOperation, type FaultKind, faultsInjected, injectFault, retryCapacity } from '../support/faults';
+import { type DynamoOperation, expectRetryQuotaFor, type FaultKind, fastJitter, faultsInjected, injectFault } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, storedPasswordIs, type TestOwner } from './support/world';
@@ -22,8 +22,7 @@ let owner: TestOwner;
 beforeAll(async () => {
   server = await startLocalServer();
   owner = await ownerWithId('faults-reset');
-  const random = Math.random;
-  jest.spyOn(Math, 'random').mockImplementation(() => random() * 0.02);
+  fastJitter();
 });
 afterAll(async () => {
   jest.restoreAllMocks();
@@ -54,7 +53,7 @@ describe.each(CALLS)('resetUserPassword when the $call fails', ({ operation, tab
     '%s: three attempts, "Failed to reset password.", the old password holds, and the retry sets the new one',
     async (kind) => {
       const { api, email } = await freshCallerAndUser();
-      expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
+      await expectRetryQuotaFor(client, 2);
 
       const fault = injectFault(client, { operation, table, kind });
       const failed = await api('/v1/resetUserPassword', { user_email: email, new_password: 'the new password' }).finally(fault.remove);
@@ -84,7 +83,7 @@ describe('resetUserPassword when the UpdateItem is applied but its response is l
 
   it('on every attempt: 500; the new password is in place and the retry answers 200', async () => {
     const { api, email } = await freshCallerAndUser();
-    expect(await retryCapacity(client)).toBeGreaterThanOrEqual(28);
+    await expectRetryQuotaFor(client, 2);
     const fault = injectFault(client, { operation: 'UpdateItem', table: config.usersTableName, kind: 'lost-response' });
     const response = await api('/v1/resetUserPassword', { user_email: email, new_password: 'the new password' }).finally(fault.remove);
 

@@ -23,7 +23,7 @@ jest.unstable_mockModule('@node-rs/argon2', () => ({
   },
 }));
 
-const { MESSAGES } = await import('#contract/messages');
+const { MESSAGES, passwordOutOfPolicy } = await import('#contract/messages');
 const { apiClient } = await import('../support/http-client');
 const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
 
@@ -82,7 +82,11 @@ describe('createUser does the same hashing work whether or not the e-mail is tak
     const taken = await workOf('/v1/createUser', { user_email: knownUser, user_password: 'a password of some length' });
     const owner = await workOf('/v1/createUser', { user_email: ownEmail, user_password: 'a password of some length' });
 
-    expect([fresh.status, taken.status, owner.status]).toEqual([200, 409, 409]);
+    expect([fresh, taken, owner].map(({ status, message }) => [status, message])).toEqual([
+      [200, undefined],
+      [409, MESSAGES.userExists],
+      [409, MESSAGES.userExists],
+    ]);
     expect(fresh.work).toHaveLength(1);
     expect(taken.work).toEqual(fresh.work);
     expect(owner.work).toEqual(fresh.work);
@@ -99,7 +103,14 @@ describe('requests refused before the operation do no argon2 work at all', () =>
       await workOf('/v1/resetUserPassword', { user_email: knownUser, new_password: 'short' }),
       await workOf('/v1/createUser', { user_email: 'not an address', user_password: 'long enough password' }),
     ];
-    expect(free.map((f) => f.status)).toEqual([404, 403, 404, 400, 400, 400]);
+    expect(free.map(({ status, message }) => [status, message])).toEqual([
+      [404, MESSAGES.userNotFound],
+      [403, MESSAGES.deleteWhiteLabel],
+      [404, MESSAGES.userNotFound],
+      [400, MESSAGES.missingParameters],
+      [400, passwordOutOfPolicy('new_password', readPasswordSettings().passwordPolicy)],
+      [400, MESSAGES.userEmailInvalid],
+    ]);
     for (const f of free) expect(f.work).toEqual([]);
 
     const start = work.length;
@@ -107,7 +118,7 @@ describe('requests refused before the operation do no argon2 work at all', () =>
       user_email: knownUser,
       new_password: 'whatever it is',
     });
-    expect(refused.status).toBe(401);
+    expect([refused.status, refused.body]).toEqual([401, { message: MESSAGES.unauthorized }]);
     expect(work.slice(start)).toEqual([]);
   });
 });

@@ -156,7 +156,7 @@ describe('dashboard', () => {
       .filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Alarm')
       .map(([id]) => id)
       .sort();
-    expect(alarms.length).toBeGreaterThanOrEqual(14);
+    expect(alarms).toHaveLength(14);
     const [dashboard] = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::CloudWatch::Dashboard');
     // The body is a Fn::Join of JSON text and tokens, each alarm's ARN a Fn::GetAtt inside a JSON string:
     // with each token written as the logical id it names, the body parses.

@@ -177,7 +177,7 @@ describe('lifecycle events', () => {
     expect(undelivered.Properties?.StreamSpecification).toBeUndefined();
     const consumer = resourcesOf(template)[logicalId(stack, stack.lifecycleEvents.consumer.function)];
     const variables = (consumer!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Number(variables.UNDELIVERED_EVENT_DAYS)).toBeGreaterThanOrEqual(14);
+    expect(variables.UNDELIVERED_EVENT_DAYS).toBe('14');
     expect(variables.UNDELIVERED_EVENTS_TABLE_NAME).toEqual({ Ref: logicalId(stack, stack.tables.undeliveredEvents) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `UserManagement-${stage}-lifecycle-events-undelivered`,

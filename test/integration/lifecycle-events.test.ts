@@ -9,6 +9,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
+import { MESSAGES, passwordOutOfPolicy } from '#contract/messages';
 import { LOCAL_TABLES } from '#store/local-engine';
 import { processStores } from '#store/stores';
 import { userPk } from '#store/table-layout';
@@ -19,7 +20,7 @@ import { startTestDelivery, waitFor } from '../support/lifecycle-events';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { runScript } from '../support/processes';
 
-const { stores } = processStores();
+const { config, stores } = processStores();
 
 /** How long a test waits for an event before it fails: a guard against a hang, not a speed target. */
 const EVENT_WAIT_MS = 30_000;
@@ -182,7 +183,17 @@ describe('no write, no event', () => {
       await api('/v1/deleteUser', { user_email: uniqueEmail('ghost') }),
       await api('/v1/deleteUser', { user_email: email }, { apiKey: 'wlk_not-a-key' }),
     ];
-    expect(refused.map((response) => response.status)).toEqual([409, 409, 400, 400, 403, 404, 403, 404, 401]);
+    expect(refused.map((response) => [response.status, response.body])).toEqual([
+      [409, { message: MESSAGES.userExists }],
+      [409, { message: MESSAGES.userExists }],
+      [400, { message: MESSAGES.userEmailInvalid }],
+      [400, { message: passwordOutOfPolicy('user_password', config.passwordPolicy) }],
+      [403, { message: MESSAGES.resetWhiteLabel }],
+      [404, { message: MESSAGES.userNotFound }],
+      [403, { message: MESSAGES.deleteWhiteLabel }],
+      [404, { message: MESSAGES.userNotFound }],
+      [401, { message: MESSAGES.unauthorized }],
+    ]);
 
     await drain();
     // Only the marker's UserCreated arrived after the refusals.
@@ -198,8 +209,8 @@ describe('no write, no event', () => {
     const failed = uniqueEmail('fault');
     const fault = injectFault(stores.client, { operation: 'PutItem', kind: 'internal', table: LOCAL_TABLES.usersTableName });
     const refused = await api('/v1/createUser', { user_email: failed, user_password: 'never stored' }).finally(fault.remove);
-    expect(refused.status).toBe(500);
-    expect(fault.injected).toBeGreaterThan(0);
+    expect([refused.status, refused.body]).toEqual([500, { message: MESSAGES.createFailed }]);
+    expect(fault.injected).toBe(3);
 
     const lost = uniqueEmail('lost');
     const lostFault = injectFault(stores.client, {
@@ -213,11 +224,11 @@ describe('no write, no event', () => {
     await nthEventAbout(lost, 1, performance.now());
 
     const resetFault = injectFault(stores.client, { operation: 'UpdateItem', kind: 'internal' });
-    expect(
-      (await api('/v1/resetUserPassword', { user_email: lost, new_password: 'never applied' }).finally(resetFault.remove)).status,
-    ).toBe(500);
+    const resetRefused = await api('/v1/resetUserPassword', { user_email: lost, new_password: 'never applied' }).finally(resetFault.remove);
+    expect([resetRefused.status, resetRefused.body]).toEqual([500, { message: MESSAGES.resetFailed }]);
     const deleteFault = injectFault(stores.client, { operation: 'DeleteItem', kind: 'internal' });
-    expect((await api('/v1/deleteUser', { user_email: lost }).finally(deleteFault.remove)).status).toBe(500);
+    const deleteRefused = await api('/v1/deleteUser', { user_email: lost }).finally(deleteFault.remove);
+    expect([deleteRefused.status, deleteRefused.body]).toEqual([500, { message: MESSAGES.deleteFailed }]);
 
     await drain();
     expect(about(failed)).toEqual([]);

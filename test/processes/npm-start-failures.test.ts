@@ -22,12 +22,11 @@ const { DYNAMODB_ENDPOINT: suiteEngine, ...inherited } = process.env;
 const base = () => ({ ...inherited, POWERTOOLS_LOG_LEVEL: 'SILENT' });
 
 /** Exactly one line on stderr, nothing on stdout, and no stack trace. */
-function expectOneLine(result: { stdout: string; stderr: string }, line: string | RegExp): void {
+function expectOneLine(result: { stdout: string; stderr: string }, line: string): void {
   expect(result.stdout).toBe('');
   expect(result.stderr.endsWith('\n')).toBe(true);
   expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-  if (typeof line === 'string') expect(result.stderr).toBe(`${line}\n`);
-  else expect(result.stderr).toMatch(line);
+  expect(result.stderr).toBe(`${line}\n`);
 }
 
 describe('npm start refuses bad settings before starting anything', () => {
@@ -97,6 +96,7 @@ describe('npm start after DynamoDB Local started', () => {
       `DynamoDB Local on http://127.0.0.1:${dynamodbPort}, data in .data/dynamodb`,
       expect.stringMatching(new RegExp(`^DynamoDB at http://127\\.0\\.0\\.1:${dynamodbPort} did not accept the tables: \\S`)),
     ]);
+    // A bound: how many descendants a 50 ms sampling sees depends on timing; the point is that it saw some.
     expect(seen.size).toBeGreaterThan(0);
     expect([...seen].filter(isRunning)).toEqual([]);
     expect(await portInUse(dynamodbPort)).toBe(false);

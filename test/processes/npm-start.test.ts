@@ -61,7 +61,8 @@ describe('npm start', () => {
     await second.waitFor(/Listening on/, 90_000);
     expect(second.output()).toContain('Development owner dev-owner@example.com exists');
     expect(second.output()).not.toContain('export API_KEY=');
-    expect((await call(apiKey!)).status).toBe(409);
+    const again = await call(apiKey!);
+    expect([again.status, await again.json()]).toEqual([409, { message: 'User already exists.' }]);
     const startedAgain = descendantPids(second.child.pid!);
     expect(startedAgain.filter((pid) => commandLine(pid).includes('LoopbackDynamoDbLocal'))).toHaveLength(1);
     second.child.kill('SIGTERM');

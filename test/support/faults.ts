@@ -5,6 +5,7 @@
  */
 
 import { Readable } from 'node:stream';
+import { expect, jest } from '@jest/globals';
 import type { DocumentClient } from '#store/client';
 
 /** DynamoDB API operations, as they appear in the X-Amz-Target header. */
@@ -42,6 +43,8 @@ export interface FaultSpec {
   readonly errorType?: string;
   /** Text of the faked error message (the secrets test puts secrets in it). */
   readonly message?: string;
+  /** Only requests whose parsed body this accepts (e.g. one BatchWriteItem of several in flight). */
+  readonly when?: (input: { RequestItems?: Record<string, unknown[]> }) => boolean;
 }
 
 export interface Fault {
@@ -72,10 +75,11 @@ export function injectFault(client: DocumentClient, spec: FaultSpec): Fault {
     if (spec.operation !== '*' && request.headers['x-amz-target'] !== `DynamoDB_20120810.${spec.operation}`) return next(args);
     const input = JSON.parse(bodyText(request.body)) as {
       TableName?: string;
-      RequestItems?: Record<string, unknown>;
+      RequestItems?: Record<string, unknown[]>;
     };
     const tables = input.TableName ? [input.TableName] : Object.keys(input.RequestItems ?? {});
     if (spec.table && !tables.includes(spec.table)) return next(args);
+    if (spec.when && !spec.when(input)) return next(args);
     state.attempts++;
     state.attemptTimes.push(performance.now());
     if (state.attempts <= (spec.skip ?? 0) || state.injected >= (spec.times ?? Infinity)) return next(args);
@@ -114,6 +118,23 @@ export function injectFault(client: DocumentClient, spec: FaultSpec): Fault {
   };
 }
 
+/**
+ * Scales the SDK's backoff jitter: the standard retry strategy (and the repository's resend of
+ * unprocessed items) draw their full jitter from Math.random, which returns `scale(r)` for each
+ * real draw `r` until jest.restoreAllMocks(). `scaleJitter((r) => r * 0.02)` keeps fault tests
+ * fast with the delays still random; `pinJitter(0.5)` makes every delay half its cap.
+ */
+export function scaleJitter(scale: (random: number) => number): void {
+  const random = Math.random;
+  jest.spyOn(Math, 'random').mockImplementation(() => scale(random()));
+}
+
+/** Backoff jitter scaled to 2 % (delays of at most 20 ms for a throttle's second retry), still random. */
+export const fastJitter = (): void => scaleJitter((random) => random * 0.02);
+
+/** Pins the SDK's backoff jitter at `value` (see {@link scaleJitter}). */
+export const pinJitter = (value: number): void => scaleJitter(() => value);
+
 /** A serialized request body as text (the SDK may hand over a string or bytes). */
 export const bodyText = (body: unknown): string =>
   typeof body === 'string' ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : '{}';
@@ -147,6 +168,15 @@ export async function retryCapacity(client: DocumentClient): Promise<number> {
     getCapacity(): number;
   };
   return strategy.getCapacity();
+}
+
+/**
+ * Checks that the retry quota can pay for `retries` retries after a 5xx or timeout (14 tokens
+ * each), so a fault test's attempt count is the policy's, not an empty quota's. A lower bound on
+ * purpose: the quota left depends on the tests that ran before in the file.
+ */
+export async function expectRetryQuotaFor(client: DocumentClient, retries: number): Promise<void> {
+  expect(await retryCapacity(client)).toBeGreaterThanOrEqual(14 * retries);
 }
 
 /** Records the body of every request the client sends to DynamoDB, until `remove()`. */

@@ -26,13 +26,9 @@ describe('hashes made by other tools', () => {
     '%s',
     async (_, fixture) => {
       expect(verdictOf(fixture.hash)).toBe(fixture.expected);
-      if (fixture.expected !== 'accepted') {
-        // Refused hashes never verify, and cost nothing to refuse.
-        expect(await verifyHash(fixture.hash, fixture.password)).toBe(false);
-        return;
-      }
-      expect(await verifyHash(fixture.hash, fixture.password)).toBe(true);
-      expect(await verifyHash(fixture.hash, `${fixture.password}!`)).toBe(false);
+      // An accepted hash verifies its password and no other; a refused one never verifies.
+      const verifies = [await verifyHash(fixture.hash, fixture.password), await verifyHash(fixture.hash, `${fixture.password}!`)];
+      expect(verifies).toEqual([fixture.expected === 'accepted', false]);
     },
     60_000,
   );
@@ -159,6 +155,7 @@ describe('bcrypt: cost 04 to 14', () => {
 describe('PBKDF2-SHA256 (Django): 1 to 2,000,000 iterations', () => {
   it('verifies at 1 and at 2,000,000 iterations, asynchronously', async () => {
     expect(HASH_CEILINGS.pbkdf2Iterations).toBe(2_000_000);
+    const ticksDuring: number[] = [];
     for (const iterations of [1, 2_000_000]) {
       const hash = await django(iterations);
       expect(verdictOf(hash)).toBe('accepted');
@@ -167,10 +164,12 @@ describe('PBKDF2-SHA256 (Django): 1 to 2,000,000 iterations', () => {
       const ticking = setInterval(() => ticks++, 1);
       const ok = await verifyHash(hash, 'edge password');
       clearInterval(ticking);
+      ticksDuring.push(ticks);
       expect(ok).toBe(true);
-      if (iterations > 1) expect(ticks).toBeGreaterThan(5);
       expect(await verifyHash(hash, 'edge passworD')).toBe(false);
     }
+    // Timer ticks while 2,000,000 iterations run: how many depends on the machine and its load.
+    expect(ticksDuring[1]).toBeGreaterThan(5);
   }, 60_000);
 
   it('is too costly past 2,000,000 and unsupported with 0 iterations or a key that is not 32 canonical bytes', async () => {

@@ -14,8 +14,9 @@ function check(operation: keyof typeof schemas, body: Record<string, unknown>): 
     (middleware.before as (r: unknown) => void)({ event });
     return event.body;
   } catch (error) {
-    expect((error as { statusCode: number }).statusCode).toBe(400);
-    return (error as Error).message;
+    const { statusCode, message } = error as { statusCode: number; message: string };
+    // A refusal that is not a 400 comes back with its status, so it never equals the message a test expects.
+    return statusCode === 400 ? message : `${statusCode}: ${message}`;
   }
 }
 
