@@ -88,7 +88,10 @@ describe('admin CLI', () => {
 
     // The scoped key works for its operation (in process, as Lambda calls it) and is refused outside it.
     const user = uniqueEmail('cli-scoped-user');
-    expect((await invoke(createUser, { user_email: user }, scoped.api_key)).status).toBe(200);
+    expect(await invoke(createUser, { user_email: user }, scoped.api_key)).toEqual({
+      status: 200,
+      body: { user_email: user, user_password: expect.any(String) },
+    });
     expect(await invoke(deleteUser, { user_email: user }, scoped.api_key)).toEqual({
       status: 401,
       body: { message: MESSAGES.unauthorized },
