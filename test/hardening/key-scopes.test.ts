@@ -17,6 +17,7 @@ import { fakeDateOnly } from '../support/clock';
 import { injectFault, observeRequests } from '../support/faults';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { ownerWithId, type TestOwner } from './support/world';
 
 const { config, stores } = processStores();
@@ -34,6 +35,11 @@ afterEach(() => {
 afterAll(async () => server.close());
 
 const unauthorized = [401, { message: MESSAGES.unauthorized }];
+const notFound = [404, { message: MESSAGES.userNotFound }];
+const passwordReset = [200, { message: MESSAGES.passwordReset }];
+const deletedAll = [200, { message: MESSAGES.userDeleted }];
+/** A response as `[status, body]`, to compare both at once. */
+const answer = ({ status, body }: { status: number; body: unknown }) => [status, body];
 const HOUR = 3_600_000;
 // Shared cores: a test of a few hundred requests may take seconds.
 jest.setTimeout(30_000);
@@ -63,14 +69,16 @@ async function requestsDuring(work: () => Promise<unknown>): Promise<Sent[]> {
 const aboutKey = (requests: readonly Sent[], digest: string, updates = false) =>
   requests.filter((body) => body.Key?.pk?.S === `KEY#${digest}` && (!updates || body.UpdateExpression !== undefined));
 
-/** Polls on the monotonic clock (Date may be faked and frozen). */
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Waits (polling: the write is not awaited by the request) until the key's item holds last_used_at, or this hour. */
+const lastUseRecorded = (digest: string, hour?: string) =>
+  waitFor(
+    async () => {
+      const stored = (await storedKey(digest))?.last_used_at as string | undefined;
+      return stored !== undefined && (hour === undefined || stored === hour) ? stored : undefined;
+    },
+    5_000,
+    `last_used_at ${hour ?? ''} of KEY#${digest}`,
+  );
 
 describe('operations', () => {
   it('a create-only key creates, and gets 401 on reset and delete (its owner sees the user untouched)', async () => {
@@ -87,7 +95,7 @@ describe('operations', () => {
 
     // The owner's all-operation key finds the user as the create left it.
     const asOwner = apiClient(server.baseUrl, owner.apiKey);
-    expect((await asOwner('/v1/deleteUser', { user_email: email })).status).toBe(200);
+    expect(answer(await asOwner('/v1/deleteUser', { user_email: email }))).toEqual(deletedAll);
   });
 
   it('outside its operations, the key is refused before the body is read: invalid, oversized, non-JSON bodies all get 401', async () => {
@@ -135,7 +143,7 @@ describe('expiry', () => {
     const { api, expires_at } = await keyFor({ expiresAt: new Date(expiresAt).toISOString() });
     expect(expires_at).toBe(new Date(expiresAt).toISOString());
     fakeDateOnly(expiresAt - 1_000);
-    expect((await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') })).status).toBe(404);
+    expect(answer(await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') }))).toEqual(notFound);
 
     // Within the cache's TTL of that lookup, and past the key's expiry.
     jest.setSystemTime(expiresAt);
@@ -167,9 +175,12 @@ describe('keys without options', () => {
     const { api, digest, operations, expires_at } = await keyFor();
     expect([operations, expires_at]).toEqual([['createUser', 'resetUserPassword', 'deleteUser'], null]);
     const email = uniqueEmail('plain');
-    expect((await api('/v1/createUser', { user_email: email })).status).toBe(200);
-    expect((await api('/v1/resetUserPassword', { user_email: email, new_password: 'a new password' })).status).toBe(200);
-    expect((await api('/v1/deleteUser', { user_email: email })).status).toBe(200);
+    expect(answer(await api('/v1/createUser', { user_email: email, user_password: 'the first password' }))).toEqual([
+      200,
+      { user_email: email, user_password: 'the first password' },
+    ]);
+    expect(answer(await api('/v1/resetUserPassword', { user_email: email, new_password: 'a new password' }))).toEqual(passwordReset);
+    expect(answer(await api('/v1/deleteUser', { user_email: email }))).toEqual(deletedAll);
     const item = await storedKey(digest);
     expect(item).not.toHaveProperty('operations');
     expect(item).not.toHaveProperty('expires_at');
@@ -191,9 +202,12 @@ describe('keys without options', () => {
     );
     const api = apiClient(server.baseUrl, apiKey);
     const email = uniqueEmail('legacy');
-    expect((await api('/v1/createUser', { user_email: email })).status).toBe(200);
-    expect((await api('/v1/resetUserPassword', { user_email: email, new_password: 'a new password' })).status).toBe(200);
-    expect((await api('/v1/deleteUser', { user_email: email })).status).toBe(200);
+    expect(answer(await api('/v1/createUser', { user_email: email, user_password: 'the first password' }))).toEqual([
+      200,
+      { user_email: email, user_password: 'the first password' },
+    ]);
+    expect(answer(await api('/v1/resetUserPassword', { user_email: email, new_password: 'a new password' }))).toEqual(passwordReset);
+    expect(answer(await api('/v1/deleteUser', { user_email: email }))).toEqual(deletedAll);
   });
 });
 
@@ -222,10 +236,16 @@ describe('DynamoDB calls per request on a warm function', () => {
       expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
     });
     // Warm each operation's key cache, and let the hour's last-use write land.
-    expect((await api('/v1/createUser', { user_email: uniqueEmail('warm') })).status).toBe(200);
-    expect((await api('/v1/resetUserPassword', { user_email: uniqueEmail('absent'), new_password: 'a new password' })).status).toBe(404);
-    expect((await api('/v1/deleteUser', { user_email: uniqueEmail('absent') })).status).toBe(404);
-    await until(async () => (await storedKey(digest))?.last_used_at !== undefined, 'last_used_at');
+    const warm = uniqueEmail('warm');
+    expect(answer(await api('/v1/createUser', { user_email: warm, user_password: 'a warm password' }))).toEqual([
+      200,
+      { user_email: warm, user_password: 'a warm password' },
+    ]);
+    expect(answer(await api('/v1/resetUserPassword', { user_email: uniqueEmail('absent'), new_password: 'a new password' }))).toEqual(
+      notFound,
+    );
+    expect(answer(await api('/v1/deleteUser', { user_email: uniqueEmail('absent') }))).toEqual(notFound);
+    await lastUseRecorded(digest);
 
     const email = uniqueEmail('calls');
     const calls = async (path: string, body: object) =>
@@ -251,22 +271,26 @@ describe('last_used_at', () => {
     const observer = observeRequests(client);
     try {
       fakeDateOnly(hour0 + 5 * 60_000);
-      expect((await api('/v1/createUser', { user_email: email })).status).toBe(200);
+      expect(answer(await api('/v1/createUser', { user_email: email, user_password: 'password number 0' }))).toEqual([
+        200,
+        { user_email: email, user_password: 'password number 0' },
+      ]);
       for (let i = 0; i < 99; i++) {
         const response =
           i % 3 === 0
-            ? await api('/v1/resetUserPassword', { user_email: email, new_password: `password number ${i}` })
+            ? await api('/v1/resetUserPassword', { user_email: email, new_password: `password number ${i + 1}` })
             : await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
-        expect(response.status).toBe(i % 3 === 0 ? 200 : 404);
+        expect([i, ...answer(response)]).toEqual([i, ...(i % 3 === 0 ? passwordReset : notFound)]);
       }
-      await until(async () => (await storedKey(digest))?.last_used_at !== undefined, 'last_used_at');
+      await lastUseRecorded(digest);
       expect(updateItemsOf(observer.bodies, digest)).toBe(1);
       expect((await storedKey(digest))?.last_used_at).toBe(hourOf(hour0));
 
       // The next hour (the key cache refreshed many times over): one more, however many requests.
       jest.setSystemTime(hour0 + HOUR + 59 * 60_000);
-      for (let i = 0; i < 100; i++) expect((await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') })).status).toBe(404);
-      await until(async () => (await storedKey(digest))?.last_used_at === hourOf(hour0 + HOUR), 'the next hour');
+      for (let i = 0; i < 100; i++)
+        expect([i, ...answer(await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') }))]).toEqual([i, ...notFound]);
+      await lastUseRecorded(digest, hourOf(hour0 + HOUR));
       expect(updateItemsOf(observer.bodies, digest)).toBe(2);
     } finally {
       observer.remove();
@@ -277,7 +301,8 @@ describe('last_used_at', () => {
     const { api, digest } = await keyFor();
     await stores.owners.recordKeyUse(digest, hourOf(Date.now()));
     const requests = await requestsDuring(async () => {
-      for (let i = 0; i < 5; i++) await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') });
+      for (let i = 0; i < 5; i++)
+        expect([i, ...answer(await api('/v1/deleteUser', { user_email: uniqueEmail('nobody') }))]).toEqual([i, ...notFound]);
     });
     // The key's GetItem at its first request, and no UpdateItem.
     expect(aboutKey(requests, digest)).toHaveLength(1);
@@ -299,15 +324,25 @@ describe('last_used_at', () => {
   it('two warm functions (two recorders) in one hour: each sends one UpdateItem for 50 uses, the item holds the hour', async () => {
     const { digest } = await keyFor();
     const record = (await stores.owners.findApiKey(digest))!;
-    const [first, second] = [keyUseRecorder(stores.owners), keyUseRecorder(stores.owners)];
+    // The writes the recorders start (never awaited by a request), kept so the test can await every one.
+    const started: Promise<void>[] = [];
+    const store = {
+      recordKeyUse(keyDigest: string, hour: string) {
+        const write = stores.owners.recordKeyUse(keyDigest, hour);
+        started.push(write);
+        return write;
+      },
+    };
+    const [first, second] = [keyUseRecorder(store), keyUseRecorder(store)];
     const observer = observeRequests(client);
     try {
       for (let i = 0; i < 50; i++) {
         first(record, Date.now());
         second(record, Date.now());
       }
-      await until(async () => (await storedKey(digest))?.last_used_at !== undefined, 'last_used_at');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // A recorder starts its write within the call, so by now every write there will be has started.
+      expect(started).toHaveLength(2);
+      await Promise.all(started);
       expect(updateItemsOf(observer.bodies, digest)).toBe(2);
     } finally {
       observer.remove();
@@ -344,9 +379,10 @@ describe('last_used_at', () => {
       const created = await api('/v1/createUser', { user_email: email, user_password: 'recorded or not' });
       expect([created.status, created.body]).toEqual([200, { user_email: email, user_password: 'recorded or not' }]);
       // The SDK retries the update in the background (3 attempts); every one fails.
-      await until(async () => fault.attempts >= 3, 'three attempts');
-      const deleted = await api('/v1/deleteUser', { user_email: email });
-      expect(deleted.status).toBe(200);
+      await waitFor(() => (fault.attempts >= 3 ? true : undefined), 5_000, 'three attempts');
+      expect(answer(await api('/v1/deleteUser', { user_email: email }))).toEqual(deletedAll);
+      // Three attempts, and no more: a failed write is not retried within the hour.
+      expect([fault.attempts, fault.injected]).toEqual([3, 3]);
     } finally {
       fault.remove();
     }

@@ -15,8 +15,9 @@ import { createUser, deleteUser } from '#domain/users';
 import { LOCAL_TABLES } from '#store/local-engine';
 import { processStores } from '#store/stores';
 import { userPk } from '#store/table-layout';
-import { readEvents, startTestDelivery, waitFor } from '../support/lifecycle-events';
+import { readEvents, startTestDelivery } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
 
 const { config, stores } = processStores();

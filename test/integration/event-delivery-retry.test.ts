@@ -8,8 +8,9 @@ import { describe, expect, it } from '@jest/globals';
 import { createOwner } from '#domain/owners';
 import { createUser } from '#domain/users';
 import { processStores } from '#store/stores';
-import { readEvents, startTestDelivery, waitFor } from '../support/lifecycle-events';
+import { readEvents, startTestDelivery } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 
 const { config, stores } = processStores();
 

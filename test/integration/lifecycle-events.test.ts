@@ -16,8 +16,9 @@ import { userPk } from '#store/table-layout';
 import { seedAssociatedData } from '../hardening/support/world';
 import { injectFault } from '../support/faults';
 import { apiClient } from '../support/http-client';
-import { startTestDelivery, waitFor } from '../support/lifecycle-events';
+import { startTestDelivery } from '../support/lifecycle-events';
 import { startLocalServer, uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
 
 const { config, stores } = processStores();

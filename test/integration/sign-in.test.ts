@@ -24,8 +24,9 @@ import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
 import { createSignIn } from '../../sign-in/index';
 import { invoke } from '../support/events';
-import { startTestDelivery, waitFor } from '../support/lifecycle-events';
+import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner, uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
 
 const { config, stores } = processStores();

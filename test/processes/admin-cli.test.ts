@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from '@jest/globals';
+import { MESSAGES } from '#contract/messages';
 import { digestApiKey } from '#domain/api-keys';
 import { hourOf } from '#domain/owners';
 import { processStores } from '#store/stores';
@@ -13,6 +14,7 @@ import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { invoke } from '../support/events';
 import { uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
 
 const { config, stores } = processStores();
@@ -86,11 +88,17 @@ describe('admin CLI', () => {
 
     // The scoped key works for its operation (in process, as Lambda calls it) and is refused outside it.
     const user = uniqueEmail('cli-scoped-user');
-    expect((await invoke(createUser, { user_email: user }, scoped.api_key)).status).toBe(200);
-    expect((await invoke(deleteUser, { user_email: user }, scoped.api_key)).status).toBe(401);
+    expect(await invoke(createUser, { user_email: user }, scoped.api_key)).toEqual({
+      status: 200,
+      body: { user_email: user, user_password: expect.any(String) },
+    });
+    expect(await invoke(deleteUser, { user_email: user }, scoped.api_key)).toEqual({
+      status: 401,
+      body: { message: MESSAGES.unauthorized },
+    });
     const hour = hourOf(Date.now());
-    const recorded = async () => (await stores.owners.findApiKeyById(scoped.key_id))?.lastUsedAt;
-    for (let i = 0; i < 100 && (await recorded()) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+    // The last-use write is not awaited by the request: wait for it to land.
+    await waitFor(async () => (await stores.owners.findApiKeyById(scoped.key_id))?.lastUsedAt, 5_000, 'last_used_at of the scoped key');
 
     const listed = await admin('list-keys', email);
     expect(listed.code).toBe(0);

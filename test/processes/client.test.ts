@@ -31,7 +31,8 @@ import {
 } from '../../client/index';
 import { freePort } from '../../local/free-port';
 import { type ProxyStep, startFaultyProxy } from '../support/faulty-proxy';
-import { readEvents, waitFor } from '../support/lifecycle-events';
+import { readEvents } from '../support/lifecycle-events';
+import { waitFor } from '../support/poll';
 import { killStartedScripts, startScript } from '../support/processes';
 
 jest.setTimeout(60_000);

@@ -20,8 +20,9 @@ import { LOCAL_TABLES } from '#store/local-engine';
 import { processStores } from '#store/stores';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
 import { freePort } from '../../local/free-port';
-import { readEvents, waitFor } from '../support/lifecycle-events';
+import { readEvents } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { commandLine, killStartedScripts, listeningAddresses, runScript, startScript } from '../support/processes';
 
 const workdir = mkdtempSync(join(tmpdir(), 'npm-start-crash-'));

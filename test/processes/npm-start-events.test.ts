@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../local/free-port';
-import { readEvents, waitFor } from '../support/lifecycle-events';
+import { readEvents } from '../support/lifecycle-events';
+import { waitFor } from '../support/poll';
 import { startScript } from '../support/processes';
 
 const workdir = mkdtempSync(join(tmpdir(), 'npm-start-events-'));

@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDocumentClient } from '#store/client';
 import { freePort } from '../../local/free-port';
-import { readEvents, waitFor } from '../support/lifecycle-events';
+import { readEvents } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import {
   childPids,
   commandLine,

@@ -15,8 +15,9 @@ import { userPk } from '#store/table-layout';
 import { ensureTables, localClient } from '../../local/dynamodb-local';
 import { ownerWithId, seedAssociatedData } from '../hardening/support/world';
 import { apiClient } from '../support/http-client';
-import { startTestDelivery, waitFor } from '../support/lifecycle-events';
+import { startTestDelivery } from '../support/lifecycle-events';
 import { startLocalServer, uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
 import { scanAll } from '../support/scan';
 

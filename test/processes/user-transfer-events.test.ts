@@ -14,8 +14,9 @@ import bcrypt from 'bcryptjs';
 import { processStores } from '#store/stores';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { invoke } from '../support/events';
-import { startTestDelivery, waitFor } from '../support/lifecycle-events';
+import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner, uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
 
 const { stores } = processStores();

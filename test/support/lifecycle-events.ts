@@ -36,14 +36,3 @@ export async function startTestDelivery(
   });
   return { ...delivery, file, events: () => readEvents(file) };
 }
-
-/** Polls until `find` returns something (resolving with it and the time waited), or fails after `timeoutMs`. */
-export async function waitFor<T>(find: () => T | undefined, timeoutMs: number, what: string): Promise<{ value: T; waitedMs: number }> {
-  const started = performance.now();
-  for (;;) {
-    const value = find();
-    if (value !== undefined) return { value, waitedMs: performance.now() - started };
-    if (performance.now() - started > timeoutMs) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor as poll } from './poll';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = `${ROOT}node_modules/tsx/dist/cli.mjs`;
@@ -60,12 +61,15 @@ function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, c
     exited,
     output: () => output,
     async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
+      const printed = () => {
         const match = output.match(pattern);
-        if (match) return match;
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`never printed ${pattern}; output:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
+        if (match === null && child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`);
+        return match ?? undefined;
+      };
+      try {
+        return (await poll(printed, timeoutMs, `${pattern}`)).value;
+      } catch (error) {
+        throw new Error(`never printed ${pattern} (${(error as Error).message}); output:\n${output}`);
       }
     },
   };
