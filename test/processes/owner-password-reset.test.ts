@@ -13,8 +13,9 @@ import { localConnection } from '#store/client';
 import { processStores } from '#store/stores';
 import { FAILED_SIGN_INS_ATTRIBUTE, userKey } from '#store/table-layout';
 import { createSignIn } from '../../sign-in/index';
-import { startTestDelivery, waitFor } from '../support/lifecycle-events';
+import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner } from '../support/local';
+import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
 
 jest.setTimeout(120_000);
