@@ -6,7 +6,7 @@
  * import both ask {@link checkPassword}; generated passwords never come here.
  */
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { PasswordPolicy } from '#platform/config';
 import { BLOCKLIST_DIGEST_BYTES, BLOCKLIST_FILE } from './generated/blocklist';
@@ -58,9 +58,12 @@ export function limitsFor(stage: PasswordPolicy, owner: OwnerPasswordPolicy | un
 const digests = readFileSync(new URL(`./generated/${BLOCKLIST_FILE}`, import.meta.url));
 const entries = digests.length / BLOCKLIST_DIGEST_BYTES;
 
-/** Whether the shipped blocklist holds this password (NFC, lower case), by binary search over truncated SHA-256 digests. */
-export function isOnBlocklist(password: string): boolean {
-  const wanted = createHash('sha256').update(comparable(password)).digest().readUIntBE(0, BLOCKLIST_DIGEST_BYTES);
+/** Whether the shipped blocklist holds this password (compared in NFC, lower case). */
+export const isOnBlocklist = (password: string): boolean => listed(comparable(password));
+
+/** Binary search over the truncated SHA-256 digests, for a password already in its comparable form (one-shot hash: no Hash object per call). */
+function listed(comparableForm: string): boolean {
+  const wanted = hash('sha256', comparableForm, 'buffer').readUIntBE(0, BLOCKLIST_DIGEST_BYTES);
   let low = 0;
   let high = entries - 1;
   while (low <= high) {
@@ -94,7 +97,7 @@ export function checkPassword(password: string, context: PasswordContext): Exclu
     if (lower === email || lower === email.slice(0, email.lastIndexOf('@'))) return 'guessable';
   }
   if (context.blockedWords?.includes(lower)) return 'guessable';
-  return isOnBlocklist(nfc) ? 'guessable' : 'ok';
+  return listed(lower) ? 'guessable' : 'ok';
 }
 
 /**
