@@ -11,18 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../local/free-port';
 import { round } from './stats';
+import { processCpu } from './thread-cpu';
 
 export interface Idle {
   readonly window_s: number;
   /** Shares of one core: 0.01 is 1 %. */
   readonly node_core_share: number;
   readonly dynamodb_local_core_share: number;
-}
-
-/** CPU seconds a process (all its threads) has used, from /proc/<pid>/stat (utime and stime, in clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const childrenOf = (pid: number) =>
@@ -60,15 +55,16 @@ export async function npmStartIdle(root: string, windowMs: number, settleMs = 3_
     const node = childrenOf(child.pid!)[0] ?? child.pid!;
     const java = childrenOf(node)[0];
     if (java === undefined) throw new Error('DynamoDB Local is not running under npm start');
-    const before = [cpuSeconds(node), cpuSeconds(java)];
+    const cpuMs = (pid: number) => processCpu(pid) ?? Number.NaN;
+    const before = [cpuMs(node), cpuMs(java)];
     const started = performance.now();
     await new Promise((resolve) => setTimeout(resolve, windowMs));
     const seconds = (performance.now() - started) / 1000;
-    const after = [cpuSeconds(node), cpuSeconds(java)];
+    const after = [cpuMs(node), cpuMs(java)];
     return {
       window_s: round(seconds, 1),
-      node_core_share: round((after[0]! - before[0]!) / seconds, 3),
-      dynamodb_local_core_share: round((after[1]! - before[1]!) / seconds, 3),
+      node_core_share: round((after[0]! - before[0]!) / 1000 / seconds, 3),
+      dynamodb_local_core_share: round((after[1]! - before[1]!) / 1000 / seconds, 3),
     };
   } finally {
     child.kill('SIGINT');
