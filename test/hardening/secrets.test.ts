@@ -162,7 +162,10 @@ async function judge(): Promise<void> {
     ...[...captured.sentPasswords].filter((p) => p.length >= 8).map((value) => ['password', value]),
     ...[...captured.sentKeys].filter((k) => k.length >= 8).map((value) => ['API key', value]),
     ...[...captured.sentIdempotencyKeys].filter((k) => k.length >= 16).map((value) => ['Idempotency-Key', value]),
-    ...hashes.map((value) => ['hash', value.split('$').at(-1)!]),
+    // A hash's last field (the digest itself, 22 or more base64 characters for every stored format).
+    // The shared table also holds placeholders other files' tests store (repository.test.ts's 'h'),
+    // which no log could be kept free of: the same floor as for passwords and keys.
+    ...hashes.map((value) => ['hash', value.split('$').at(-1)!]).filter(([, digest]) => digest!.length >= 16),
     ...digests.map((value) => ['key digest', value]),
   ];
   const found = secrets.filter(([, value]) => log.includes(value!) || log.includes(JSON.stringify(value).slice(1, -1)));
