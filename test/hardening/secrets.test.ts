@@ -75,7 +75,7 @@ for (const file of readdirSync(new URL('../http/', import.meta.url))
   await import(`../http/${file}`);
 }
 
-const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+const { scanAll } = await import('../support/scan');
 const { MESSAGES, unknownParameter } = await import('#contract/messages');
 const { processStores } = await import('#store/stores');
 const { stores } = processStores();
@@ -142,16 +142,7 @@ async function judge(): Promise<void> {
   const log = captured.lines.join('');
   const { config, stores } = processStores();
   const { client } = stores;
-  const stored = async (TableName: string) => {
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(new ScanCommand({ TableName, ExclusiveStartKey }));
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
-  };
+  const stored = (TableName: string) => scanAll(client, { TableName });
   const hashes = (await stored(config.usersTableName)).map((item) => item.password_hash).filter((h): h is string => typeof h === 'string');
   const digests = (await stored(config.ownersTableName))
     .map((item) => item.pk as string)

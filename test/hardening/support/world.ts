@@ -1,12 +1,13 @@
 /** Test helpers that read and seed DynamoDB Local directly, beside the API. */
 
-import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { verifyPassword } from '#domain/passwords';
 import { processStores } from '#store/stores';
 import { PROFILE_SK, userPk } from '#store/table-layout';
 import { lambdaContext as baseLambdaContext, proxyEvent as baseProxyEvent } from '../../../local/lambda-runtime';
 import { newOwner } from '../../support/local';
+import { scanAll } from '../../support/scan';
 
 const { config, stores } = processStores();
 const { client } = stores;
@@ -61,16 +62,8 @@ export async function storedPasswordIs(ownerId: string, email: string, password:
 
 /** Every item in the users table under these owners' tools (a full scan, filtered). */
 export async function itemsOfOwners(ownerIds: readonly string[]): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: config.usersTableName, ConsistentRead: true, ExclusiveStartKey }));
-    for (const item of page.Items ?? []) {
-      if (ownerIds.some((id) => (item.pk as string).startsWith(`${id}#`))) items.push(item);
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
+  const items = await scanAll(client, { TableName: config.usersTableName, ConsistentRead: true });
+  return items.filter((item) => ownerIds.some((id) => (item.pk as string).startsWith(`${id}#`)));
 }
 
 /** An API Gateway REST (v1 proxy) event, as the deployed API would pass it; `init` overrides any part. */
