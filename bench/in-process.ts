@@ -40,8 +40,17 @@ export const lambdaContext = (): Context => baseLambdaContext('bench');
 
 const { stores } = processStores();
 
+export type CallCounter = ReturnType<typeof installCallCounter>;
+let counter: CallCounter | undefined;
+
+/** The call counter on the shared client, installed on first use (an SDK middleware is added once). */
+export const callCounter = (): CallCounter => {
+  counter ??= installCallCounter();
+  return counter;
+};
+
 /** Counts DynamoDB round trips (retries included: the deserialize step runs once per attempt), by command. */
-export function installCallCounter() {
+function installCallCounter() {
   const counts = new Map<string, number>();
   stores.client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -53,13 +62,19 @@ export function installCallCounter() {
   );
   return {
     /** Runs `fn` and returns how many calls it made, in all and by command. */
-    async count(fn: () => Promise<unknown>): Promise<{ total: number; byCommand: Record<string, number> }> {
+    async count(fn: () => Promise<unknown>): Promise<CallCount> {
       counts.clear();
       await fn();
       const byCommand = Object.fromEntries([...counts].map(([name, n]) => [name.replace(/Command$/, ''), n]));
       return { total: [...counts.values()].reduce((a, b) => a + b, 0), byCommand };
     },
   };
+}
+
+/** DynamoDB calls made, in all and by command (`PutItem`, `Query`...). */
+export interface CallCount {
+  readonly total: number;
+  readonly byCommand: Record<string, number>;
 }
 
 async function call(operationName: Operation, apiKey: string, body: object, expect = 200): Promise<APIGatewayProxyResult> {
@@ -82,7 +97,11 @@ export async function timeCall(operationName: Operation, apiKey: string, body: o
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 12)}@example.com`;
 
 /** DynamoDB calls per operation with a warm key cache, and for the first call with a new key. */
-export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, ownerEmail: string, warmKey: string) {
+export async function ddbCalls(
+  counter: CallCounter,
+  ownerEmail: string,
+  warmKey: string,
+): Promise<{ warm: Record<Operation, CallCount>; firstCallWithKey: Record<Operation, CallCount> }> {
   // Each operation has its own key cache, as each deployed function does: warm the key on all three
   // (this also records its use for the hour, so the counts below are the operations' own calls).
   await call('createUser', warmKey, { user_email: email('warm'), user_password: 'correct horse battery staple' });
@@ -96,7 +115,7 @@ export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, o
     ),
     deleteUser: await counter.count(() => call('deleteUser', warmKey, { user_email: user })),
   };
-  const cold = {} as Record<Operation, { total: number; byCommand: Record<string, number> }>;
+  const cold = {} as Record<Operation, CallCount>;
   const coldUser = email('cold');
   for (const name of ['createUser', 'resetUserPassword', 'deleteUser'] as const) {
     const { api_key: freshKey } = await issueKey(stores.owners, ownerEmail);
@@ -108,20 +127,22 @@ export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, o
           : { user_email: coldUser };
     cold[name] = await counter.count(() => call(name, freshKey, body));
   }
-  return { warm, cold };
+  return { warm, firstCallWithKey: cold };
 }
 
 export interface DeleteScalingRow {
   readonly items: number;
   readonly ms: number;
-  readonly ms_per_item: number | null;
+  /** null for a user without associated items. */
+  readonly msPerItem: number | null;
   readonly calls: number;
-  readonly calls_bound: number;
+  /** 2 + ceil(items / 25): the Query, one BatchWriteItem per 25 items, the DeleteItem. */
+  readonly callsBound: number;
 }
 
 /** Deletes users holding n associated items (about 120 bytes each); median time of `reps`, calls of the last. */
 export async function deleteScaling(
-  counter: ReturnType<typeof installCallCounter>,
+  counter: CallCounter,
   ownerId: string,
   apiKey: string,
   sizes: readonly number[] = [0, 25, 250, 2_500],
@@ -155,9 +176,9 @@ export async function deleteScaling(
     rows.push({
       items,
       ms: round(ms),
-      ms_per_item: items > 0 ? round(ms / items, 4) : null,
+      msPerItem: items > 0 ? round(ms / items, 4) : null,
       calls,
-      calls_bound: 2 + Math.ceil(items / 25),
+      callsBound: 2 + Math.ceil(items / 25),
     });
   }
   return rows;
