@@ -168,7 +168,7 @@ export function limitsOf(subject: Subject, stack: StackSettings, aws: AwsFigures
     if (w <= 0 && r <= 0) continue;
     limits.push({
       id: `dynamodb-new-table:${table}`,
-      label: `DynamoDB ${table} table, new on-demand (${aws.dynamoNewTableWrite} writes or ${aws.dynamoNewTableRead} reads a second)`,
+      label: `DynamoDB ${table} table, new on-demand (${aws.dynamoNewTableWrite.toLocaleString('en-US')} writes or ${aws.dynamoNewTableRead.toLocaleString('en-US')} reads a second)`,
       basis: 'documented',
       effect: 'refuses',
       rps: 1 / (w / aws.dynamoNewTableWrite + r / aws.dynamoNewTableRead),
