@@ -140,6 +140,8 @@ describe('the report', () => {
       'ddbCalls.warm.createUser.total': 1,
       'ddbCalls.warm.deleteUser.byCommand.Query': 1,
       'ddbCalls.firstCallWithKey.resetUserPassword.total': 4,
+      'ddbCalls.warm.createUser.capacityUnits.write': 1,
+      'ddbCalls.warm.deleteUser.capacityUnits.read': 1,
       'lambdaMemory.catalogue.createUser': 1769,
       'lambdaMemory.model.createUser["1769"].p50Ms': 14.4,
       'throughput.createPerS': 115.6,
