@@ -49,32 +49,69 @@ export const callCounter = (): CallCounter => {
   return counter;
 };
 
-/** Counts DynamoDB round trips (retries included: the deserialize step runs once per attempt), by command. */
+/** The commands that read; every other one writes. */
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+/**
+ * Counts DynamoDB round trips (retries included: the deserialize step runs once per attempt), by
+ * command, and the capacity units they consumed as DynamoDB reports them when asked
+ * (ReturnConsumedCapacity TOTAL, set only while counting: the item's size rounded up, per 4 KB
+ * read and per 1 KB written; DynamoDB Local computes them as DynamoDB does). A request that
+ * fails (a condition not met) reports none: only successful requests' units are counted.
+ */
 function installCallCounter() {
   const counts = new Map<string, number>();
+  const units = { read: 0, write: 0 };
+  let counting = false;
+  const commandOf = (name: string | undefined) => (name ?? 'unknown').replace(/Command$/, '');
+  // Outermost (initialize): asks for the capacity consumed and reads it from the command's final output.
   stores.client.middlewareStack.add(
     (next, context) => async (args) => {
-      const name = context.commandName ?? 'unknown';
+      if (!counting) return next(args);
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      const total = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+      units[READS.has(commandOf(context.commandName)) ? 'read' : 'write'] += total;
+      return result;
+    },
+    { step: 'initialize', name: 'benchConsumedCapacity' },
+  );
+  // Innermost (deserialize): once per attempt, so retries count.
+  stores.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = commandOf(context.commandName);
       counts.set(name, (counts.get(name) ?? 0) + 1);
       return next(args);
     },
     { step: 'deserialize', name: 'benchCallCounter' },
   );
   return {
-    /** Runs `fn` and returns how many calls it made, in all and by command. */
+    /** Runs `fn` and returns how many calls it made, in all and by command, and the capacity units they consumed. */
     async count(fn: () => Promise<unknown>): Promise<CallCount> {
       counts.clear();
-      await fn();
-      const byCommand = Object.fromEntries([...counts].map(([name, n]) => [name.replace(/Command$/, ''), n]));
-      return { total: [...counts.values()].reduce((a, b) => a + b, 0), byCommand };
+      units.read = 0;
+      units.write = 0;
+      counting = true;
+      try {
+        await fn();
+      } finally {
+        counting = false;
+      }
+      return {
+        total: [...counts.values()].reduce((a, b) => a + b, 0),
+        byCommand: Object.fromEntries(counts),
+        capacityUnits: { ...units },
+      };
     },
   };
 }
 
-/** DynamoDB calls made, in all and by command (`PutItem`, `Query`...). */
+/** DynamoDB calls made, in all and by command (`PutItem`, `Query`...), and the capacity units they consumed (every table). */
 export interface CallCount {
   readonly total: number;
   readonly byCommand: Record<string, number>;
+  readonly capacityUnits: { readonly read: number; readonly write: number };
 }
 
 async function call(operationName: Operation, apiKey: string, body: object, expect = 200): Promise<APIGatewayProxyResult> {

@@ -62,7 +62,7 @@ async function main() {
   const markdown = renderReport(JSON.parse(data) as BenchReport, MEASUREMENTS);
   writeFileSync(join(ROOT, 'bench', 'RESULTS.json'), data);
   writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), markdown);
-  process.stdout.write(json ? data : markdown);
+  await new Promise((resolve) => process.stdout.write(json ? data : markdown, resolve));
   progress(`done in ${meta.durationS} s; bench/RESULTS.json and bench/RESULTS.md rewritten`);
 }
 

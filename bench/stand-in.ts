@@ -9,7 +9,7 @@
 
 import { type FloorProbe, floorProbe } from './floor';
 import type { Operation } from './in-process';
-import { median, round, type Spread, spread } from './stats';
+import { MIN_ROUNDS, median, round, type Spread, spread } from './stats';
 import { cpuBetween, threadCpu } from './thread-cpu';
 
 /** One phase's figures: CPU per call (mean) split by thread, the wall clock (p50), and the CPU per call round by round. */
@@ -78,10 +78,13 @@ interface PhaseTotals {
   errors: number;
 }
 
-async function measureRounds(
+/** `StandIn.measureRounds`, in whatever process calls it (the stand-in; a test). */
+export async function measureRounds(
   { rounds, perRound, warmupCalls = 10 }: { readonly rounds: number; readonly perRound: number; readonly warmupCalls?: number },
   oneRound: (measure: Measure, calls: number) => Promise<void>,
 ): Promise<Record<string, PhaseCpu>> {
+  if (rounds < MIN_ROUNDS)
+    throw new Error(`a figure reported over rounds is measured over at least ${MIN_ROUNDS} rounds (asked for ${rounds})`);
   const totals = new Map<string, PhaseTotals>();
   let current = -1;
   const measure: Measure = async (phase, call) => {

@@ -1,6 +1,7 @@
 /**
  * DynamoDB calls per request, counted by an SDK middleware on the service's shared client while
- * the handlers are called in this process: with the key cache warm, and for a key's first call.
+ * the handlers are called in this process: with the key cache warm, and for a key's first call;
+ * and the read and write capacity units they consumed, as DynamoDB Local reports them.
  */
 
 import type { CallCount } from '../in-process';
@@ -19,6 +20,8 @@ const calls = (count: CallCount) =>
   `${count.total} (${Object.entries(count.byCommand)
     .map(([name, n]) => `${n} ${name}`)
     .join(' + ')})`;
+
+const units = (count: CallCount) => `${count.capacityUnits.read}, ${count.capacityUnits.write}`;
 
 export const ddbCalls: Measurement<DdbCalls> = {
   name: 'ddbCalls',
@@ -39,8 +42,10 @@ export const ddbCalls: Measurement<DdbCalls> = {
   }),
   render: (r) => `## DynamoDB calls per request
 
+Capacity units as DynamoDB Local reports them (ReturnConsumedCapacity, every table the request touched): a read is 1 per 4 KB of item for a consistent read, half that for an eventually consistent one; a write is 1 per 1 KB.
+
 ${table(
-  ['operation', 'warm key cache', 'first call with a key'],
-  OPERATIONS.map((op) => [op, calls(r.warm[op]), calls(r.firstCallWithKey[op])]),
+  ['operation', 'warm key cache', 'capacity units (read, write)', 'first call with a key', 'capacity units (read, write)'],
+  OPERATIONS.map((op) => [op, calls(r.warm[op]), units(r.warm[op]), calls(r.firstCallWithKey[op]), units(r.firstCallWithKey[op])]),
 )}`,
 };

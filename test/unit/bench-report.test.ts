@@ -9,6 +9,7 @@ import { closure } from '../../bench/context';
 import { MEASUREMENTS } from '../../bench/measurements/index';
 import { serviceShare, sharesFrom } from '../../bench/measurements/service-share';
 import { allTargets, renderReport, reportJson } from '../../bench/report';
+import { measureRounds, NOTHING, nothing } from '../../bench/stand-in';
 import { spread } from '../../bench/stats';
 import { EXAMPLE_META, exampleBenchReport, examplePhase } from '../support/bench-report-example';
 
@@ -42,9 +43,45 @@ describe('a figure over rounds', () => {
   });
 });
 
+describe("calls measured in rounds (the Lambda stand-in's bookkeeping)", () => {
+  /** About `ms` of this thread's CPU. */
+  const spin = (ms: number) => async () => {
+    const start = process.cpuUsage();
+    while (process.cpuUsage(start).user < ms * 1000);
+    return true;
+  };
+
+  it('keeps every phase per round, the warm-up left out, what measuring costs taken off', async () => {
+    const calls: number[] = [];
+    const phases = await measureRounds({ rounds: 5, perRound: 3, warmupCalls: 1 }, async (measure, n) => {
+      calls.push(n);
+      for (let i = 0; i < n; i++) {
+        await measure(NOTHING, nothing);
+        await measure('spin', spin(1));
+        await measure('refused', async () => false);
+      }
+    });
+    expect(calls).toEqual([1, 3, 3, 3, 3, 3]);
+    expect(Object.keys(phases)).toEqual([NOTHING, 'spin', 'refused']);
+    expect(phases.spin!.requests).toBe(15);
+    expect(phases.spin!.nonHashCpuMsRounds.rounds).toHaveLength(5);
+    // At least 1 ms of CPU per call, less what measuring costs; `nothing` is left as measured.
+    expect(phases.spin!.nonHashCpuMs).toBeGreaterThan(1 - phases[NOTHING]!.nonHashCpuMs);
+    expect(phases.refused!.errors).toBe(15);
+  });
+
+  it('refuses fewer than five rounds, and rounds that measure no `nothing`', async () => {
+    await expect(measureRounds({ rounds: 4, perRound: 1 }, async () => {})).rejects.toThrow('at least 5 rounds (asked for 4)');
+    await expect(measureRounds({ rounds: 5, perRound: 1, warmupCalls: 0 }, async (measure) => measure('spin', spin(0)))).rejects.toThrow(
+      "a round measures 'nothing'",
+    );
+  });
+});
+
 describe("an operation's share above its floor", () => {
   const phases = (createRounds: number[]) => {
-    const floor = [2.5, 2.5, 2.5, 2.5, 2.5];
+    // The floor moves from round to round, as the machine does.
+    const floor = [2.5, 2.6, 2.4, 2.5, 2.55];
     const five = (ms: number) => examplePhase(0, [ms, ms, ms, ms, ms], 1);
     return {
       nothing: five(0.3),
@@ -59,7 +96,7 @@ describe("an operation's share above its floor", () => {
 
   it('is taken round by round against the floor of the same round', () => {
     const shares = sharesFrom(phases([2.9, 3.0, 4.6, 2.8, 2.95]));
-    expect(shares.createUser.shareMs).toEqual({ median: 0.45, min: 0.3, max: 2.1, rounds: [0.4, 0.5, 2.1, 0.3, 0.45] });
+    expect(shares.createUser.shareMs).toEqual({ median: 0.4, min: 0.3, max: 2.2, rounds: [0.4, 0.4, 2.2, 0.3, 0.4] });
     expect(shares.resetUserPassword.shareMs.median).toBe(0.4);
     expect(shares.deleteUser.floor).toBe('queryThenDelete');
   });
@@ -70,9 +107,9 @@ describe("an operation's share above its floor", () => {
       const result = { rounds: 5, callsPerRound: 60, phases: p, share: sharesFrom(p) };
       return serviceShare.targets(result, { meta: EXAMPLE_META, targets: {} }).createUser!;
     };
-    // A round 2.1 ms over (GC, another engineer's job): the median is 0.45.
-    expect(judge([2.9, 3.0, 4.6, 2.8, 2.95])).toMatchObject({ limit: 0.5, value: 0.45, met: true });
-    // Three rounds of five over the limit: not met, though the smallest round is well under it.
+    // A round 2.2 ms over (GC, other work on the machine): the median is 0.4.
+    expect(judge([2.9, 3.0, 4.6, 2.8, 2.95])).toMatchObject({ limit: 0.5, value: 0.4, met: true });
+    // Three rounds of five over the limit: not met, though two rounds are well under it.
     expect(judge([3.1, 3.2, 2.6, 3.05, 2.7])).toMatchObject({ limit: 0.5, value: 0.55, met: false });
   });
 });
@@ -103,6 +140,8 @@ describe('the report', () => {
       'ddbCalls.warm.createUser.total': 1,
       'ddbCalls.warm.deleteUser.byCommand.Query': 1,
       'ddbCalls.firstCallWithKey.resetUserPassword.total': 4,
+      'ddbCalls.warm.createUser.capacityUnits.write': 1,
+      'ddbCalls.warm.deleteUser.capacityUnits.read': 1,
       'lambdaMemory.catalogue.createUser': 1769,
       'lambdaMemory.model.createUser["1769"].p50Ms': 14.4,
       'throughput.createPerS': 115.6,
