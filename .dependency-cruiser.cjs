@@ -48,7 +48,7 @@ module.exports = {
       comment: 'Runtime code (what the Lambda bundles hold) never imports build-time, local-only or test code.',
       severity: 'error',
       from: { path: '^(functions|sign-in)/' },
-      to: { path: '^(codegen|local|scripts|bench|admin|lib|bin|test)/' },
+      to: { path: '^(codegen|local|scripts|bench|capacity|admin|lib|bin|test)/' },
     },
     {
       name: 'admin-not-local',
@@ -71,7 +71,7 @@ module.exports = {
         'The client (client/) is built from the published contract alone: it imports nothing of the service, its tools or its tests.',
       severity: 'error',
       from: { path: '^client/' },
-      to: { path: '^(functions|lib|local|admin|codegen|scripts|bench|bin|test)/' },
+      to: { path: '^(functions|lib|local|admin|codegen|scripts|bench|capacity|bin|test)/' },
     },
     {
       name: 'client-only-openapi-fetch',

@@ -14,6 +14,7 @@ import { lambdaMemory } from './lambda-memory';
 import { latency } from './latency';
 import { npmStartIdle } from './npm-start-idle';
 import { passwordChecks } from './password-checks';
+import { requestUnits } from './request-units';
 import { serviceShare } from './service-share';
 import { throughput } from './throughput';
 
@@ -26,6 +27,7 @@ export const MEASUREMENTS: readonly AnyMeasurement[] = [
   throughput,
   importThroughput,
   ddbCalls,
+  requestUnits,
   deleteScaling,
   npmStartIdle,
   // Last: DynamoDB Local is stopped by then, and these are cold imports in fresh processes.

@@ -17,6 +17,7 @@ import { MEASUREMENTS } from '../../bench/measurements/index';
 import { lambdaMemory } from '../../bench/measurements/lambda-memory';
 import type { Latency } from '../../bench/measurements/latency';
 import type { PasswordChecks } from '../../bench/measurements/password-checks';
+import type { RequestUnits } from '../../bench/measurements/request-units';
 import { type ServiceShare, sharesFrom } from '../../bench/measurements/service-share';
 import type { Throughput } from '../../bench/measurements/throughput';
 import { assembleReport } from '../../bench/report';
@@ -156,6 +157,38 @@ const ddbCalls: DdbCalls = {
   },
 };
 
+const users = (writeUnits: number, readUnits = 0) => ({ users: { writeUnits, readUnits } });
+const withKey = (units: Record<string, { writeUnits: number; readUnits: number }>) => ({
+  ...units,
+  idempotency: { writeUnits: 2, readUnits: 0 },
+});
+const footprint = (
+  units: Record<string, { writeUnits: number; readUnits: number }>,
+  records: number,
+  events: number,
+  ledgerWrites = 0,
+) => ({
+  units,
+  streamRecords: records,
+  consumerRecords: records,
+  events,
+  ledgerWrites,
+});
+export const EXAMPLE_REQUEST_UNITS: RequestUnits = {
+  operations: {
+    createUser: footprint(users(1), 1, 1),
+    resetUserPassword: footprint(users(1), 1, 1),
+    deleteUser: footprint(users(1, 1), 1, 1, 1),
+  },
+  withIdempotencyKey: {
+    createUser: footprint(withKey(users(1)), 1, 1),
+    resetUserPassword: footprint(withKey(users(1)), 1, 1),
+    deleteUser: footprint(withKey(users(1, 1)), 1, 1, 1),
+  },
+  signIn: { ok: footprint(users(2), 2, 0), wrong: footprint(users(1), 1, 0), unknown: footprint(users(1), 0, 0) },
+  items: { profile: 263, ownerAccount: 241, apiKey: 232, idempotencyRecord: 421, ledgerEntry: 236 },
+};
+
 const deleteScaling: DeleteScaling = {
   items: {
     0: { ms: 5.89, msPerItem: null, calls: 2, callsBound: 2 },
@@ -206,6 +239,7 @@ export async function exampleBenchReport() {
     importVsBarePut: 1.33,
   } satisfies ImportThroughput);
   results.set('ddbCalls', ddbCalls);
+  results.set('requestUnits', EXAMPLE_REQUEST_UNITS);
   results.set('deleteScaling', deleteScaling);
   results.set('npmStartIdle', { windowS: 5, nodeCoreShare: 0.016, dynamodbLocalCoreShare: 0.056 } satisfies Idle);
   results.set('bundles', bundles);

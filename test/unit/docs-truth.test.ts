@@ -68,6 +68,8 @@ const NOT_MEASURED: Record<string, string> = {
   '1 %': "the api-5xx-rate alarm's threshold",
   '30 %': "test/slow/import-memory.test.ts's bound on peak memory",
   '400 KB': "DynamoDB's item size limit",
+  '1 KB': "DynamoDB's write unit (AWS's words, quoted in docs/capacity.md)",
+  '4 KB': "DynamoDB's read unit (AWS's words, quoted in docs/capacity.md)",
   '100 requests/s': "prod's stage throttle, and the cost estimate's example load",
   '16 KB': "WAF's included body inspection",
   '300 ms': "npm start's stream-read and retry interval (a setting)",
