@@ -22,7 +22,7 @@ import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
-import { createSignIn } from '../../sign-in/index';
+import { createSignIn } from '../../packages/sign-in/src/index';
 import { invoke } from '../support/events';
 import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner, uniqueEmail } from '../support/local';

@@ -28,7 +28,7 @@ import {
   StillProcessingError,
   ThrottledError,
   UnexpectedResponseError,
-} from '../../client/index';
+} from '../../packages/client/src/index';
 import { freePort } from '../../local/free-port';
 import { type ProxyStep, startFaultyProxy } from '../support/faulty-proxy';
 import { readEvents } from '../support/lifecycle-events';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
-import { backoffDelay, DEFAULT_RETRY_POLICY, IN_PROGRESS_MESSAGE, parseRetryAfter } from '../../client/index';
+import { backoffDelay, DEFAULT_RETRY_POLICY, IN_PROGRESS_MESSAGE, parseRetryAfter } from '../../packages/client/src/index';
 import { CLIENT_TYPES_PATH, generateClientTypes } from '../../scripts/client-types';
 
 describe('client/generated/openapi.ts', () => {

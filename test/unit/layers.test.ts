@@ -17,7 +17,7 @@ const copies: string[] = [];
 function cruise(cwd: string) {
   const result = spawnSync(
     process.execPath,
-    [CRUISER, 'functions', 'sign-in', 'admin', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'],
+    [CRUISER, 'functions', 'packages', 'admin', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'],
     {
       cwd,
       encoding: 'utf8',
@@ -26,11 +26,11 @@ function cruise(cwd: string) {
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-/** A copy of what the check reads (functions/, sign-in/, admin/, local/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules. */
+/** A copy of what the check reads (functions/, packages/, admin/, local/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules. */
 function copyOfTree(): string {
   const dir = mkdtempSync(join(tmpdir(), 'layers-'));
   copies.push(dir);
-  for (const path of ['functions', 'sign-in', 'admin', 'local', 'codegen', '.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) {
+  for (const path of ['functions', 'packages', 'admin', 'local', 'codegen', '.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) {
     cpSync(join(ROOT, path), join(dir, path), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
