@@ -19,6 +19,7 @@ import { createDocumentClient } from '#store/client';
 import { LOCAL_TABLES } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
 import { userKey } from '#store/table-layout';
+import { freePort } from '../../local/free-port';
 import {
   type Client,
   createClient,
@@ -29,7 +30,6 @@ import {
   ThrottledError,
   UnexpectedResponseError,
 } from '../../packages/client/src/index';
-import { freePort } from '../../local/free-port';
 import { type ProxyStep, startFaultyProxy } from '../support/faulty-proxy';
 import { readEvents } from '../support/lifecycle-events';
 import { waitFor } from '../support/poll';
