@@ -8,11 +8,11 @@
  */
 
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import ts from 'typescript';
 
-/** One package: its folder under packages/, its entry below that, and the oldest Node.js it runs on. */
+/** One package: its folder (below the repository, or absolute), its entry below that, and the oldest Node.js it runs on. */
 export interface PackageSpec {
   readonly name: string;
   readonly dir: string;
@@ -40,7 +40,7 @@ export const DATA_FILES: readonly { readonly module: string; readonly file: stri
 ];
 
 /** A package's dist/ folder. */
-export const distOf = (root: string, spec: PackageSpec) => join(root, spec.dir, 'dist');
+export const distOf = (root: string, spec: PackageSpec) => resolve(root, spec.dir, 'dist');
 
 /**
  * The declarations of a package: its entry's .d.ts and those of the files beside it that it imports
@@ -56,11 +56,11 @@ function declarationsOf(root: string, source: string): Map<string, string> {
   );
   if (!config) throw new Error('tsconfig.json could not be read');
   const options: ts.CompilerOptions = { ...config.options, noEmit: false, declaration: true, emitDeclarationOnly: true, types: ['node'] };
-  const program = ts.createProgram([join(root, source)], options);
+  const program = ts.createProgram([resolve(root, source)], options);
   const diagnostics = ts.getPreEmitDiagnostics(program);
   if (diagnostics.length > 0)
     throw new Error(ts.formatDiagnostics(diagnostics, { ...ts.sys, getCanonicalFileName: (f) => f, getNewLine: () => '\n' }));
-  const folder = dirname(join(root, source));
+  const folder = dirname(resolve(root, source));
   const files = new Map<string, string>();
   for (const file of program.getSourceFiles()) {
     if (!file.fileName.startsWith(`${folder}/`)) continue;
@@ -84,11 +84,11 @@ function declarationsOf(root: string, source: string): Map<string, string> {
  * Builds one package into `<outDir>/dist` (by default its own folder); returns the files written,
  * relative to `outDir`, sorted.
  */
-export async function buildPackage(root: string, spec: PackageSpec, outDir = join(root, spec.dir)): Promise<string[]> {
+export async function buildPackage(root: string, spec: PackageSpec, outDir = resolve(root, spec.dir)): Promise<string[]> {
   const dist = join(outDir, 'dist');
   rmSync(dist, { recursive: true, force: true });
   mkdirSync(dist, { recursive: true });
-  const source = join(spec.dir, spec.entry);
+  const source = resolve(root, spec.dir, spec.entry);
   const written: string[] = [];
   const { metafile } = await build({
     absWorkingDir: root,
@@ -106,12 +106,12 @@ export async function buildPackage(root: string, spec: PackageSpec, outDir = joi
   });
   written.push(join(dist, 'index.js'));
   for (const input of Object.keys(metafile.inputs)) {
-    if (!readFileSync(join(root, input), 'utf8').includes('import.meta.url')) continue;
-    const data = DATA_FILES.find((d) => d.module === input);
+    if (!readFileSync(resolve(root, input), 'utf8').includes('import.meta.url')) continue;
+    const data = DATA_FILES.find((d) => resolve(root, d.module) === resolve(root, input));
     if (!data) throw new Error(`${spec.name}: the bundle holds ${input}, which reads a file beside itself; list it in DATA_FILES`);
     const target = join(dist, data.to);
     mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(join(root, data.file), target);
+    copyFileSync(resolve(root, data.file), target);
     written.push(target);
   }
   for (const [file, text] of declarationsOf(root, source)) {
