@@ -1,5 +1,5 @@
 /**
- * The sign-in module (sign-in/index.ts) run as a tool runs it, against DynamoDB Local, on users the
+ * The sign-in package (packages/sign-in/src/index.ts) run as a tool runs it, against DynamoDB Local, on users the
  * service itself stored: created through the createUser handler, or imported by the admin CLI with
  * hashes other tools made. Every outcome; NFC then as given; the upgrade to argon2id at the stage's
  * setting in one conditional update; the dummy verification for an unknown e-mail; the lockout past
