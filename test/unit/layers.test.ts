@@ -62,6 +62,24 @@ describe('the layer check', () => {
     ],
     ['a module the sign-in entry reaches importing middy', 'domain/sign-in.ts', "import '@middy/core';", 'sign-in-is-not-the-pipeline'],
     ['the admin CLI importing local-only code', '../../admin/replay-events.ts', "import '../local/free-port';", 'admin-not-local'],
+    [
+      'the sign-in package importing local-only code',
+      '../../packages/sign-in/src/index.ts',
+      "import '../../../local/free-port';",
+      'runtime-not-build-time-or-local',
+    ],
+    [
+      'the sign-in package importing the client package',
+      '../../packages/sign-in/src/index.ts',
+      "import '../../client/src/index';",
+      'runtime-not-build-time-or-local',
+    ],
+    [
+      'the sign-in package importing an npm package its package.json does not list',
+      '../../packages/sign-in/src/index.ts',
+      "import 'fast-check';",
+      'package-imports-its-dependencies',
+    ],
   ])('fails on %s, naming the rule', (_, file, line, rule) => {
     const dir = copyOfTree();
     appendFileSync(join(dir, 'functions/shared', file), `\n${line}\n`);
