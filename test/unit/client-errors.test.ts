@@ -159,6 +159,13 @@ describe('every other failure keeps the retry policy', () => {
     expect(calls).toHaveLength(7);
   });
 
+  it('a code that is also an object property name is no unreachable address', async () => {
+    const { fetch, calls } = scriptedFetch(['constructor', 'toString', 'hasOwnProperty', 'constructor', 200]);
+    const result = await recording('http://127.0.0.1:3000', { fetch, retry: FAST }).client.deleteUser({ user_email: 'jane@example.com' });
+    expect(result).toMatchObject({ ok: true, attempts: 5 });
+    expect(calls).toHaveLength(5);
+  });
+
   it('a reset connection keeps its message form: no answer (code)', async () => {
     const { fetch } = scriptedFetch(['ECONNRESET', 'ECONNRESET']);
     const error = await recording('http://127.0.0.1:3000', { fetch, retry: { ...FAST, maxAttempts: 2 } })

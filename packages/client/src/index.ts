@@ -172,7 +172,7 @@ export class NetworkError extends RequestFailedError {
     baseUrl?: string,
   ) {
     const code = timedOut ? undefined : errorCode(cause);
-    const hint = code === undefined ? undefined : UNREACHABLE_CODES[code];
+    const hint = code !== undefined && Object.hasOwn(UNREACHABLE_CODES, code) ? UNREACHABLE_CODES[code] : undefined;
     super(
       timedOut
         ? `no answer within ${timeoutMs} ms`
@@ -350,7 +350,7 @@ export function createClient(options: ClientOptions) {
       let delayMs = backoffDelay(attempts, policy);
       let failure: RequestFailedError;
       const code = result.kind === 'no-answer' && !result.timedOut ? errorCode(result.cause) : undefined;
-      if (code !== undefined && code in UNREACHABLE_CODES) {
+      if (code !== undefined && Object.hasOwn(UNREACHABLE_CODES, code)) {
         if (unreachable++ === 0) unreachableSince = startedAt;
       } else unreachable = 0;
       if (result.kind === 'no-answer') {
