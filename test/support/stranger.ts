@@ -6,7 +6,7 @@
  */
 
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildPackage, packageNamed } from '../../codegen/packages';
@@ -64,10 +64,14 @@ export async function packWorkspace(name: string, destination: string): Promise<
   const spec = packageNamed(name);
   const stage = emptyFolder(`pack-${name}`);
   for (const file of ['package.json', 'README.md', 'CHANGELOG.md']) cpSync(join(ROOT, spec.dir, file), join(stage, file));
-  await buildPackage(ROOT, spec, stage);
-  const packed = npm(stage, ['pack', '--json', '--pack-destination', destination]);
-  const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
-  return { tarball: join(destination, filename), files: files.map((f) => f.path).sort() };
+  try {
+    await buildPackage(ROOT, spec, stage);
+    const packed = npm(stage, ['pack', '--json', '--pack-destination', destination]);
+    const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+    return { tarball: join(destination, filename), files: files.map((f) => f.path).sort() };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
 }
 
 /** What an install left in `dir`: bytes of every file under node_modules, and the packages npm installed (its hidden lockfile). */
