@@ -1,5 +1,5 @@
 /**
- * The sign-in module (sign-in/index.ts) run as a tool runs it, against DynamoDB Local, on users the
+ * The sign-in package (packages/sign-in/src/index.ts) run as a tool runs it, against DynamoDB Local, on users the
  * service itself stored: created through the createUser handler, or imported by the admin CLI with
  * hashes other tools made. Every outcome; NFC then as given; the upgrade to argon2id at the stage's
  * setting in one conditional update; the dummy verification for an unknown e-mail; the lockout past
@@ -22,7 +22,7 @@ import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
-import { createSignIn } from '../../sign-in/index';
+import { createSignIn } from '../../packages/sign-in/src/index';
 import { invoke } from '../support/events';
 import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner, uniqueEmail } from '../support/local';

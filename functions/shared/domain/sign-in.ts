@@ -1,5 +1,5 @@
 /**
- * The tool's sign-in, as plain rules over a port: the sign-in module (sign-in/index.ts) runs them
+ * The tool's sign-in, as plain rules over a port: the sign-in package (packages/sign-in/src/index.ts) runs them
  * in the tool's back end on the users table. NFC first, then the string as given; every accepted
  * hash format within the import's ceilings; an unknown e-mail costs what a known one does;
  * consecutive failures counted and refused past NIST's limit; a hash that is not argon2id at the

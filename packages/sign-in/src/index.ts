@@ -1,5 +1,5 @@
 /**
- * The sign-in module a tool's back end imports (`white-label-user-management/sign-in`, Node.js 20+):
+ * The sign-in module a tool's back end imports (`@white-label-user-management/sign-in`, Node.js 20+):
  * it checks a user's password against the profile the service stored, on the stage's users table.
  * A thin entry: the rules are the domain's (functions/shared/domain/sign-in.ts, the same hash
  * formats and ceilings as the import), the storage its DynamoDB adapter; nothing of the Lambda
@@ -8,9 +8,9 @@
 
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { dummyHash, signIn as signInRule } from '#domain/sign-in';
-import { parseArgon2Setting } from '#platform/config';
-import { createSignInStore } from '#store/sign-in-store';
+import { dummyHash, signIn as signInRule } from '../../../functions/shared/domain/sign-in';
+import { parseArgon2Setting } from '../../../functions/shared/platform/config';
+import { createSignInStore } from '../../../functions/shared/store/sign-in-store';
 
 /**
  * How a sign-in ended. `ok`: the password is right, start a session. `wrong`: wrong password or
