@@ -70,6 +70,7 @@ const NOT_MEASURED: Record<string, string> = {
   '400 KB': "DynamoDB's item size limit",
   '1 KB': "DynamoDB's write unit (AWS's words, quoted in docs/capacity.md)",
   '4 KB': "DynamoDB's read unit (AWS's words, quoted in docs/capacity.md)",
+  '1 MB': "the client package's installed-size target (test/processes/client-package.test.ts)",
   '100 requests/s': "prod's stage throttle, and the cost estimate's example load",
   '16 KB': "WAF's included body inspection",
   '300 ms': "npm start's stream-read and retry interval (a setting)",
