@@ -167,6 +167,14 @@ describe('context words and their derivatives', () => {
     expect(checkPassword('example2026!', { limits, email: 'jo@example.com' })).toBe('guessable');
   });
 
+  it('finds blocked words that hold regular expression syntax as they are', () => {
+    const blockedWords = checkOwnerPolicy({ blockedWords: ['c++(x)', 'a.b*', '[owner]|\\'] }).blockedWords!;
+    for (const password of ['C++(X)2026', 'a.b*-1234!', '[OWNER]|\\ 99'])
+      expect([password, checkPassword(password, { limits, blockedWords })]).toEqual([password, 'guessable']);
+    for (const password of ['cxx(x)2026 horse', 'aab-1234 battery', 'owner 99 staple'])
+      expect([password, checkPassword(password, { limits, blockedWords })]).toEqual([password, 'ok']);
+  });
+
   it('removes every occurrence, longest words first and again until none is left', () => {
     expect(isDerivative('acacmeme', ['acme'])).toBe(true);
     expect(isDerivative('acmecorp-1', ['acme', 'acmecorp'])).toBe(true);

@@ -110,8 +110,11 @@ export function checkPassword(password: string, context: PasswordContext): Exclu
   if (!withinLimits(password, nfc, context.limits)) return 'length';
   const form = comparisonForm(nfc);
   if (listed(form)) return 'guessable';
-  const { whole, words } = contextWords(context);
-  return whole.includes(form) || isDerivative(form, words) ? 'guessable' : 'ok';
+  const { whole, emailWords, owner } = contextWords(context);
+  if (whole.includes(form)) return 'guessable';
+  // Most passwords hold no context word: a few `includes` and one precompiled search answer them.
+  if (!emailWords.some((word) => form.includes(word)) && !owner.any?.test(form)) return 'ok';
+  return isDerivative(form, [...emailWords, ...owner.words]) ? 'guessable' : 'ok';
 }
 
 /** Letters (Unicode category L), and what is stripped from a derivative's remainder before the list sees it. */
@@ -126,7 +129,6 @@ const NOT_A_WORD = /[\p{Nd}\p{P}\p{S}\p{White_Space}]/gu;
  * `acme!password` are, `my acme passphrase` is not.
  */
 export function isDerivative(form: string, words: readonly string[]): boolean {
-  // Most passwords hold no context word: one pass of `includes` answers them.
   if (!words.some((word) => form.includes(word))) return false;
   const ordered = [...new Set(words)].sort((a, b) => b.length - a.length);
   let rest = form;
@@ -141,28 +143,43 @@ export function isDerivative(form: string, words: readonly string[]): boolean {
   return !LETTER.test(rest) || listed(rest.replace(NOT_A_WORD, ''));
 }
 
-/** An owner's blocked words as context words (comparison form, 4+ code points), once per stored list. */
-const ownerWords = new WeakMap<readonly string[], readonly string[]>();
+/** An owner's blocked words as context words, and one search for any of them. */
+interface OwnerWords {
+  readonly words: readonly string[];
+  readonly any: RegExp | undefined;
+}
+
+/** Prepared once per stored list (the owner's policy object lives as long as its cached key look-up). */
+const ownerWords = new WeakMap<readonly string[], OwnerWords>();
+const NO_WORDS: readonly string[] = [];
+const REGEXP_SYNTAX = /[.*+?^${}()|[\]\\/]/g;
+
+function prepareOwnerWords(blockedWords: readonly string[]): OwnerWords {
+  let prepared = ownerWords.get(blockedWords);
+  if (prepared === undefined) {
+    const words = [...new Set(usable(blockedWords.map(comparisonForm)))];
+    const any = words.length === 0 ? undefined : new RegExp(words.map((word) => word.replace(REGEXP_SYNTAX, '\\$&')).join('|'));
+    prepared = { words, any };
+    ownerWords.set(blockedWords, prepared);
+  }
+  return prepared;
+}
 
 /**
  * The context words of a check, in comparison form: `whole`, compared with the whole password (the
- * e-mail and its local part, whatever their length); `words`, for derivatives (the e-mail, its local
- * part, its domain's first label, the owner's blocked words; each of 4+ code points).
+ * e-mail and its local part, whatever their length); for derivatives, `emailWords` (the e-mail, its
+ * local part, its domain's first label) and the owner's blocked words, each of 4+ code points.
  */
-function contextWords({ email, blockedWords = [] }: PasswordContext): { whole: readonly string[]; words: readonly string[] } {
-  let owned = ownerWords.get(blockedWords);
-  if (owned === undefined) {
-    owned = usable(blockedWords.map(comparisonForm));
-    ownerWords.set(blockedWords, owned);
-  }
-  if (email === undefined) return { whole: [], words: owned };
+function contextWords({ email, blockedWords = NO_WORDS }: PasswordContext) {
+  const owner = prepareOwnerWords(blockedWords);
+  if (email === undefined) return { whole: NO_WORDS, emailWords: NO_WORDS, owner };
   const address = comparisonForm(email);
   const at = address.lastIndexOf('@');
   const local = at > 0 ? address.slice(0, at) : '';
   const domain = address.slice(at + 1);
   const dot = domain.indexOf('.');
   const label = dot === -1 ? domain : domain.slice(0, dot);
-  return { whole: local === '' ? [address] : [address, local], words: [...usable([address, local, label]), ...owned] };
+  return { whole: local === '' ? [address] : [address, local], emailWords: usable([address, local, label]), owner };
 }
 
 /** Words of 4+ code points. */
