@@ -10,12 +10,16 @@
 
 import { MULTIPLE_FOLDINGS, SINGLE_FOLDING_RUNS } from './generated/case-folding';
 
-/** Code point to what it folds to, built once from the generated table (1,585 entries). */
+/** Code point to what it folds to, built once from the generated table (1,585 entries; its format: codegen/case-folding.ts). */
 const FOLDING = new Map<number, string>();
-for (const [first, count, stride, delta] of SINGLE_FOLDING_RUNS) {
+for (const run of SINGLE_FOLDING_RUNS.split(' ')) {
+  const [first = 0, delta = 0, count = 1, stride = 1] = run.split(':').map((n) => Number.parseInt(n, 36));
   for (let i = 0; i < count; i++) FOLDING.set(first + i * stride, String.fromCodePoint(first + i * stride + delta));
 }
-for (const [from, to] of MULTIPLE_FOLDINGS) FOLDING.set(from, to);
+for (const entry of MULTIPLE_FOLDINGS.split(' ')) {
+  const at = entry.indexOf('=');
+  FOLDING.set(Number.parseInt(entry.slice(0, at), 36), entry.slice(at + 1));
+}
 
 const NOT_ASCII = /[^\0-\x7F]/;
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
