@@ -12,6 +12,7 @@ import {
   checkPassword,
   checkPasswordOnline,
   codePoints,
+  comparisonForm,
   isDerivative,
   isOnBlocklist,
   limitsFor,
@@ -42,6 +43,22 @@ describe('the shipped blocklist', () => {
       eightOrMore: 197_527,
       digests: 414_573,
     });
+  });
+
+  it('holds the figures docs/adr/0016-password-blocklist.md states about the list and the comparison form', () => {
+    const entries = sourceEntries();
+    const previousForm = (entry: string) => entry.normalize('NFC').toLowerCase();
+    const changed = entries.filter((entry) => comparisonForm(entry) !== previousForm(entry));
+    const aroundSpace = changed.filter((entry) => /^\p{White_Space}|\p{White_Space}$/u.test(entry.normalize('NFKC')));
+    expect([changed.length, aroundSpace.length, entries.filter((entry) => entry.endsWith('\r')).length]).toEqual([13_884, 13_879, 13_824]);
+    expect(entries.slice(100_000, 109_999).every((entry) => entry.endsWith('\r'))).toBe(true);
+    expect(entries.filter((entry) => /[^\0-\x7F]/.test(entry))).toHaveLength(95);
+    // The entries the first version shipped: 8+ code points after NFC.
+    const shipped = entries.filter((entry) => codePoints(entry.normalize('NFC')) >= 8);
+    expect(shipped).toHaveLength(207_195);
+    expect(shipped.filter((entry) => comparisonForm(entry) !== previousForm(entry))).toHaveLength(7_224);
+    expect([new Set(shipped.map(previousForm)).size, new Set(shipped.map(comparisonForm)).size]).toEqual([202_635, 200_077]);
+    expect(shipped.filter((entry) => previousForm(entry).includes('s'))).toHaveLength(61_854);
   });
 
   it('finds every entry of the source, in its own case, upper case, NFD, and padded with white space to 8 characters', () => {
