@@ -166,18 +166,22 @@ export function figuresIn(markdown: string): Found[] {
 // Finding a registered figure
 
 /** The document with runs of white space made one space, and where each character came from. */
+let flattened: { markdown: string; flat: string; origin: number[] } | undefined;
 function flatten(markdown: string): { flat: string; origin: number[] } {
-  let flat = '';
+  if (flattened?.markdown === markdown) return flattened;
+  const chars: string[] = [];
   const origin: number[] = [];
+  let space = false;
   for (let i = 0; i < markdown.length; i++) {
     const char = markdown[i]!;
-    if (/\s/.test(char)) {
-      if (flat.endsWith(' ')) continue;
-      flat += ' ';
-    } else flat += char;
+    const white = char === ' ' || char === '\n' || char === '\t' || char === '\r' || /\s/.test(char);
+    if (white && space) continue;
+    space = white;
+    chars.push(white ? ' ' : char);
     origin.push(i);
   }
-  return { flat, origin };
+  flattened = { markdown, flat: chars.join(''), origin };
+  return flattened;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -267,11 +271,19 @@ export interface Sources {
   readonly root: string;
   /** bench/RESULTS.json, parsed; undefined when there is none. */
   readonly results: unknown;
+  /** Records and files read so far, by path. */
+  readonly cache: Map<string, unknown>;
 }
 
 export function readSources(root: string): Sources {
   const file = join(root, RESULTS);
-  return { root, results: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined };
+  return { root, results: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined, cache: new Map() };
+}
+
+/** A file's text, read once per check. */
+function cached<T>(sources: Sources, path: string, read: () => T): T {
+  if (!sources.cache.has(path)) sources.cache.set(path, read());
+  return sources.cache.get(path) as T;
 }
 
 /** A record's value by name: the text its pattern's group captures in the raw output (exactly one match). */
@@ -289,13 +301,10 @@ export function recordText(
   return { text };
 }
 
-const records = new Map<string, MeasurementRecord>();
-function readRecord(root: string, file: string): MeasurementRecord | string {
-  const path = join(root, file);
+function readRecord(sources: Sources, file: string): MeasurementRecord | string {
+  const path = join(sources.root, file);
   if (!file.startsWith(`${MEASUREMENTS}/`) || !existsSync(path)) return `record ${file} does not exist under ${MEASUREMENTS}/`;
-  const key = `${path}\n${readFileSync(path, 'utf8')}`;
-  if (!records.has(key)) records.set(key, JSON.parse(readFileSync(path, 'utf8')) as MeasurementRecord);
-  return records.get(key)!;
+  return cached(sources, path, () => JSON.parse(readFileSync(path, 'utf8')) as MeasurementRecord);
 }
 
 /** A source's value, and its decimal places when it was written as text (a record's `1.20` keeps two). */
@@ -319,7 +328,7 @@ export function sourceValue(sources: Sources, source: Source): Value | null | { 
     return value === undefined ? { error: `${RESULTS} has no number at ${source.run}` } : { value };
   }
   if ('record' in source) {
-    const record = readRecord(sources.root, source.record);
+    const record = readRecord(sources, source.record);
     if (typeof record === 'string') return { error: record };
     const value = recordText(record, source.value);
     return (value.text !== undefined && fromText(value.text)) || { error: `${source.record}: ${value.error}` };
@@ -327,7 +336,7 @@ export function sourceValue(sources: Sources, source: Source): Value | null | { 
   if ('setting' in source) {
     const path = join(sources.root, source.setting);
     if (!existsSync(path)) return { error: `setting file ${source.setting} does not exist` };
-    const matches = [...readFileSync(path, 'utf8').matchAll(new RegExp(source.pattern, 'g'))];
+    const matches = [...cached(sources, path, () => readFileSync(path, 'utf8')).matchAll(new RegExp(source.pattern, 'g'))];
     if (matches.length !== 1) return { error: `${source.setting}: /${source.pattern}/ matches ${matches.length} times, not once` };
     // A pattern without a group ties a value that is not a number (`RetentionDays.ONE_WEEK`): found once is the check.
     if (matches[0]!.length === 1) return null;
