@@ -72,7 +72,7 @@ export function contractRows(markdown: string = readFileSync(CONTRACT_DOC, 'utf8
 export const rowName = (row: Pick<ContractRow, 'table' | 'case'>) => `${row.table} / ${row.case}`;
 
 /** A row only a deployed stage shows (its `where` cell names `npm run test:staging`): not run locally. */
-export const deployedOnly = (row: ContractRow) => row.where !== undefined && row.where.includes('test:staging');
+export const deployedOnly = (row: ContractRow) => row.where?.includes('test:staging') === true;
 
 /**
  * The body a row promises, as the bytes the service must send, with its placeholders (`<name>`,
