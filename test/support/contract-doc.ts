@@ -129,7 +129,7 @@ export function rowMismatch(row: ContractRow, answer: Answer, fill?: Readonly<Re
   const differences: string[] = [];
   if (answer.status !== row.status || !got.equals(Buffer.from(body))) {
     // The answer as it came, line breaks and other control characters shown escaped.
-    const shown = got.toString('utf8').replace(/[\u0000-\u001f]/g, (char) => JSON.stringify(char).slice(1, -1));
+    const shown = [...got.toString('utf8')].map((char) => (char < ' ' ? JSON.stringify(char).slice(1, -1) : char)).join('');
     differences.push(`documented ${row.status} ${body}, answered ${answer.status} ${shown}`);
   }
   for (const [name, value] of Object.entries(headers)) {
