@@ -51,6 +51,17 @@ interface Command {
   readonly tool: string;
   readonly command?: string;
   readonly options: string[];
+  /** Run as `npm run <tool>`: the script must exist. */
+  readonly script?: true;
+}
+
+/** A command the docs name, with or without options: an admin command must exist, and so must an npm script. */
+export interface CommandUse {
+  readonly file: string;
+  readonly line: number;
+  readonly tool: string;
+  readonly command?: string;
+  readonly script?: true;
 }
 
 const OPTION = /(?:^|[\s[(])(--[a-z][A-Za-z0-9-]*)(?=[\s=\]),.;:]|$)/g;
@@ -80,14 +91,15 @@ function parseCommand(words: readonly string[], adminCommands: readonly string[]
     let i = 2;
     while (words[i]?.startsWith('-')) i++;
     const script = words[i];
-    if (script === undefined) return undefined;
+    // `npm run ...` in prose is any script, not one.
+    if (script === undefined || !/^[a-z][\w:.-]*$/.test(script)) return undefined;
     const dashes = words.indexOf('--', i);
     const args = dashes < 0 ? [] : words.slice(dashes + 1);
     if (script === 'admin' || script === 'cdk') {
       const command = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : undefined;
-      return { tool: script, ...(command !== undefined && { command }), options: options(args.join(' ')) };
+      return { tool: script, ...(command !== undefined && { command }), options: options(args.join(' ')), script: true };
     }
-    return { tool: script, options: options(args.join(' ')) };
+    return { tool: script, options: options(args.join(' ')), script: true };
   }
   if (first === 'npm' && second === 'test') {
     const dashes = words.indexOf('--');
@@ -153,8 +165,14 @@ const lineAt = (piece: Piece, index: number) => piece.line + piece.text.slice(0,
 export function optionUses(
   root: string,
   adminCommands: readonly string[],
-): { uses: OptionUse[]; orphans: { file: string; line: number; option: string }[]; candidates: Map<OptionUse, Command[]> } {
+): {
+  uses: OptionUse[];
+  commands: CommandUse[];
+  orphans: { file: string; line: number; option: string }[];
+  candidates: Map<OptionUse, Command[]>;
+} {
   const uses: OptionUse[] = [];
+  const commands: CommandUse[] = [];
   const orphans: { file: string; line: number; option: string }[] = [];
   const candidates = new Map<OptionUse, Command[]>();
   for (const file of documents(root)) {
@@ -163,6 +181,13 @@ export function optionUses(
       const named: Command[] = [];
       const add = (command: Command, line: number) => {
         named.push(command);
+        commands.push({
+          file,
+          line,
+          tool: command.tool,
+          ...(command.command && { command: command.command }),
+          ...(command.script && { script: true }),
+        });
         for (const option of command.options) {
           uses.push({
             file,
@@ -214,7 +239,7 @@ export function optionUses(
       if (named.length > 0) recent.push({ section: piece.section, commands: named });
     }
   }
-  return { uses, orphans, candidates };
+  return { uses, commands, orphans, candidates };
 }
 
 /** The options an npm script's file reads from its command line (`args.includes('--check')`), by the script's name. */
@@ -270,7 +295,18 @@ export function checkOptions(root: string, help: HelpTexts): { claims: number; p
   const problems: string[] = [];
   const outside: string[] = [];
   let claims = 0;
-  const { uses, orphans, candidates } = optionUses(root, usageCommands(help.admin));
+  const { uses, commands, orphans, candidates } = optionUses(root, usageCommands(help.admin));
+  const scripts = npmScripts(root);
+  for (const use of commands) {
+    if (use.script && !(use.tool in scripts)) {
+      claims++;
+      problems.push(`${use.file}:${use.line}: npm run ${use.tool}: package.json has no such script`);
+    } else if (use.tool === 'admin' && use.command !== undefined) {
+      claims++;
+      if (commandUsage(help.admin, use.command) === undefined)
+        problems.push(`${use.file}:${use.line}: admin command ${use.command} is not in --help`);
+    }
+  }
   for (const { file, line, option } of orphans)
     problems.push(`${file}:${line}: ${option} is written with no command before it in its section`);
   for (const use of uses) {

@@ -210,13 +210,14 @@ describe('each check fails on a document that says otherwise (an edited copy of 
       ]);
     });
 
-    it('an option of a script that does not read it, an unknown admin command, an option with no command', () => {
+    it('an option of a script that does not read it, an unknown admin command (with or without options), an option with no command', () => {
       const root = copy({
         'CONTRIBUTING.md': replace('npm run bench -- --quick       #', 'npm run bench -- --fast        #'),
         'docs/local.md': (text) =>
           `${text}\n\n## More\n\nRun \`npm run admin -- rotate-all --now\`.\n\n## Last\n\nPass \`--colour\` for colour.\n`,
       });
       expect(checkOptions(root, help).problems).toEqual([
+        expect.stringMatching(/^docs\/local\.md:\d+: admin command rotate-all is not in --help$/),
         expect.stringMatching(/^docs\/local\.md:\d+: --colour is written with no command before it in its section$/),
         expect.stringMatching(
           /^CONTRIBUTING\.md:\d+: --fast \(command line\) is not an option of bench \(the options bench's file reads \(--json --quick\)\)$/,
