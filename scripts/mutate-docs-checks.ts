@@ -283,6 +283,10 @@ async function main(): Promise<void> {
 
   // Contract rows over HTTP, in full copies (each starts its own DynamoDB Local).
   if (!process.argv.includes('--no-service')) {
+    // The same rows pass in an unedited copy: a failure below is the injection's, not the copy's.
+    const unedited = await contractRowsIn({}, 'unknown or revoked|bytes that are not UTF-8');
+    if (unedited.length > 0) broken.push(['contract-rows (over HTTP)', unedited]);
+    for (const problem of unedited) console.error(`contract-rows fails in an unedited copy: ${problem}`);
     record(
       "a row's clause broken in the service: a revoked key accepted",
       'contract-rows (over HTTP)',
@@ -318,10 +322,12 @@ async function main(): Promise<void> {
   }
 
   const width = Math.max(...results.map((result) => result.injection.length));
-  console.log(`${'injection'.padEnd(width)} | ${'check'.padEnd(24)} | caught`);
-  console.log(`${'-'.repeat(width)} | ${'-'.repeat(24)} | ------`);
-  for (const result of results)
-    console.log(`${result.injection.padEnd(width)} | ${result.check.padEnd(24)} | ${result.caught ? 'yes' : 'NO'}`);
+  const checkWidth = Math.max(...results.map((result) => result.check.length));
+  console.log(`${'injection'.padEnd(width)} | ${'check'.padEnd(checkWidth)} | caught`);
+  console.log(`${'-'.repeat(width)} | ${'-'.repeat(checkWidth)} | ------`);
+  for (const result of results) {
+    console.log(`${result.injection.padEnd(width)} | ${result.check.padEnd(checkWidth)} | ${result.caught ? 'yes' : 'NO'}`);
+  }
   const missed = results.filter((result) => !result.caught);
   console.log(
     `\n${results.length - missed.length} of ${results.length} injections caught (figures against ${runFile})${broken.length ? `; ${broken.length} check(s) do not pass on the repository itself` : ''}`,
