@@ -64,8 +64,11 @@ const NOT_FOR_NPM_START: Record<string, string> = {
 /** Variables a library reads by itself. */
 const READ_BY_LIBRARIES: Record<string, string> = { POWERTOOLS_LOG_LEVEL: 'Powertools Logger' };
 
-/** Paths a how-to tells the reader to create. */
-const EXAMPLE_PATHS: Record<string, string> = { 'functions/suspendUser/handler.ts': 'CONTRIBUTING, "Adding an operation"' };
+/** Paths a how-to tells the reader to create, or a command writes. */
+const EXAMPLE_PATHS: Record<string, string> = {
+  'functions/suspendUser/handler.ts': 'CONTRIBUTING, "Adding an operation"',
+  'bench/RESULTS.json': 'written by npm run bench and committed with a bench run (ADR 21); absent until the first such run',
+};
 
 let help: HelpTexts;
 const claims: Record<string, number> = {};
