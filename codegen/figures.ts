@@ -204,8 +204,8 @@ export function locate(markdown: string, entry: Pick<FigureEntry, 'context'>): {
 // Sources
 
 /**
- * The value at a key path of the bench report: `a.b` a member; `a[name]` a member whose name is not a
- * plain word; on an array, `a[k=v]` the element whose `k` is `v` and `a[0]` an index.
+ * The value at a key path of the bench report: `a.b` a member; `a[name]` or `a["name"]` a member whose
+ * name is not a plain word; on an array, `a[k=v]` the element whose `k` is `v` and `a[0]` an index.
  */
 export function valueAt(data: unknown, path: string): unknown {
   let value = data;
@@ -219,7 +219,8 @@ export function valueAt(data: unknown, path: string): unknown {
           : value.find((item) => String((item as Record<string, unknown>)?.[inner.slice(0, eq)]) === inner.slice(eq + 1));
     } else if (step.startsWith('[')) {
       // A member whose name is not a plain word (`settings[m=7168,t=5,p=1]`).
-      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[step.slice(1, -1)] : undefined;
+      const name = step.slice(1, -1).replace(/^"(.*)"$/, '$1');
+      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
     } else {
       value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[step] : undefined;
     }
