@@ -15,7 +15,8 @@ import { formatArgon2Setting, readConfig, readPasswordPolicy, readPasswordSettin
 import { metricsNamespace } from '#platform/metrics';
 import { localEngine } from '#store/local-engine';
 import { commandUsage, usageCommands } from '../../admin/command-usage';
-import { checkFigures, readSources, rewriteFigures } from '../../codegen/figures';
+import { checkFigures, readRegistry, readSources, rewriteFigures, type Source, valueAt } from '../../codegen/figures';
+import { exampleBenchReport } from '../support/bench-report-example';
 import { checkOptions, type HelpTexts, helpTexts } from '../support/docs-options';
 import { checkLocalVariables, checkPaths, checkSections, editedCopy } from '../support/docs-truth';
 import { ROOT, runScript } from '../support/processes';
@@ -94,6 +95,16 @@ describe('the documents hold against the repository', () => {
     hold('options', checkOptions(ROOT, help)));
   it('every figure reads what its source says: the committed run (bench/RESULTS.json) at its key, a dated record, the code', () =>
     hold('figures', checkFigures(ROOT)));
+
+  it("every key the docs read from the committed run is a key of the bench's report (its example, test/support/bench-report-example.ts)", async () => {
+    const report = await exampleBenchReport();
+    const keys = Object.values(readRegistry(ROOT))
+      .flat()
+      .flatMap((entry) => [entry.source].flat() as Source[])
+      .flatMap((source) => ('run' in source ? [source.run] : []));
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.filter((key) => valueAt(report, key) === undefined)).toEqual([]);
+  });
 
   it("`<command> --help` prints that command's part of the usage and exits 0", async () => {
     const commands = usageCommands(help.admin);
