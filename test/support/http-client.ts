@@ -82,3 +82,13 @@ export function postWithRawHeaders(
     req.end(payload);
   });
 }
+
+/**
+ * An answer read some other way (a raw socket) in the shape the contract suite compares: its
+ * status, its headers and its body's bytes.
+ */
+export function apiResponse(status: number, headers: Readonly<Record<string, string>>, body: string | Uint8Array): ApiResponse {
+  const bytes = Buffer.from(body);
+  const text = bytes.toString('utf8');
+  return { status, headers: new Headers(headers), bytes, text, body: parseJson(text) };
+}
