@@ -559,3 +559,21 @@ export function suggestContext(markdown: string, found: Found): string {
   }
   return `${flat.slice(Math.max(0, at - 60), at)}{}${flat.slice(end, end + 60)}`;
 }
+
+/** The registry entry of `file` whose (first) source `matches`: how a test or the mutation run finds a figure. */
+export function registeredFigure(registry: Registry, file: string, matches: (source: Source) => boolean): FigureEntry {
+  const entry = (registry[file] ?? []).find((candidate) =>
+    matches((Array.isArray(candidate.source) ? candidate.source[0] : candidate.source) as Source),
+  );
+  if (!entry) throw new Error(`${REGISTRY}: no figure of ${file} with that source`);
+  return entry;
+}
+
+/** An edit of a document that writes `to(written)` in place of a registered figure's number. */
+export const figureEdit =
+  (entry: Pick<FigureEntry, 'context'>, to: (written: string) => string) =>
+  (markdown: string): string => {
+    const place = locate(markdown, entry);
+    if ('error' in place) throw new Error(`the figure is ${place.error}`);
+    return markdown.slice(0, place.index) + to(markdown.slice(place.index, place.end)) + markdown.slice(place.end);
+  };

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { usageCommands } from '../admin/command-usage';
-import { checkFigures, readSources, valueAt } from '../codegen/figures';
+import { checkFigures, figureEdit, readRegistry, readSources, registeredFigure, valueAt } from '../codegen/figures';
 import {
   contractRows,
   expectedBody,
@@ -141,31 +141,41 @@ async function main(): Promise<void> {
   const record = (injection: string, check: string, problems: string[]) =>
     results.push({ injection, check, caught: problems.length > 0, detail: problems[0] ?? '' });
 
-  // Figures
+  // Figures: found through the registry, so that the injections hold whatever the committed run says.
+  const registry = readRegistry(ROOT);
+  const another = (written: string) => written.replace(/\d$/, (digit) => String((Number(digit) + 1) % 10));
+  const measured = registeredFigure(registry, 'README.md', (source) => 'record' in source && source.value === 'm=7168,t=5,p=1');
   record(
-    'a figure changed in a paragraph that says "measured" (README 6.79 ms to 7.79 ms)',
+    `a figure changed in a paragraph that says "measured" (README ${measured.figure}, the run the default was chosen from)`,
     'figures',
-    await inCopy({ ...withRun, 'README.md': replace('first at 6.79 ms', 'first at 7.79 ms') }, figures),
+    await inCopy({ ...withRun, 'README.md': figureEdit(measured, another) }, figures),
   );
+  const perItem = 'deleteScaling.items[2500].msPerItem';
+  const adr5 = registeredFigure(registry, 'docs/adr/0005-item-collection-delete.md', (source) => 'run' in source && source.run === perItem);
+  const other = [runNumber('deleteScaling.items[250].msPerItem'), runNumber('deleteScaling.items[25].msPerItem')].find(
+    (value) => value !== runNumber(perItem),
+  )!;
   record(
-    "a figure changed to another number of the run (ADR 5, 0.2324 ms to the 250-item row's figure), registry copy too",
+    `a figure changed to another number of the run (ADR 5's ${adr5.figure} per item to ${other}), registry copy too`,
     'figures',
     await inCopy(
       {
         ...withRun,
-        'docs/adr/0005-item-collection-delete.md': replace(
-          '0.2324 ms per item',
-          `${runNumber('deleteScaling.items[250].msPerItem')} ms per item`,
-        ),
-        'docs/figures.json': replace('"figure": "0.2324 ms"', `"figure": "${runNumber('deleteScaling.items[250].msPerItem')} ms"`),
+        'docs/adr/0005-item-collection-delete.md': figureEdit(adr5, () => other),
+        'docs/figures.json': replace(`"figure": "${adr5.figure}"`, `"figure": "${other} ms"`),
       },
       figures,
     ),
   );
+  const perHash = registeredFigure(
+    registry,
+    'README.md',
+    (source) => 'run' in source && source.run === 'argon2.settings[m=7168,t=5,p=1].cpuMs',
+  );
   record(
-    'a committed-run figure changed in the README (m=7168,t=5 10.71 ms to 9.71 ms)',
+    `a committed-run figure changed in the README (m=7168,t=5 ${perHash.figure})`,
     'figures',
-    await inCopy({ ...withRun, 'README.md': replace('m=7168,t=5 10.71 ms', 'm=7168,t=5 9.71 ms') }, figures),
+    await inCopy({ ...withRun, 'README.md': figureEdit(perHash, another) }, figures),
   );
   record(
     'a new figure with no source, in a "measured" paragraph',

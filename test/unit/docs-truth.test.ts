@@ -6,7 +6,7 @@
  * is also run on an edited copy of the repository, to show it fails on the mismatch it exists for.
  */
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -15,7 +15,16 @@ import { formatArgon2Setting, readConfig, readPasswordPolicy, readPasswordSettin
 import { metricsNamespace } from '#platform/metrics';
 import { localEngine } from '#store/local-engine';
 import { commandUsage, usageCommands } from '../../admin/command-usage';
-import { checkFigures, readRegistry, readSources, rewriteFigures, type Source, valueAt } from '../../codegen/figures';
+import {
+  checkFigures,
+  figureEdit,
+  readRegistry,
+  readSources,
+  registeredFigure,
+  rewriteFigures,
+  type Source,
+  valueAt,
+} from '../../codegen/figures';
 import { exampleBenchReport } from '../support/bench-report-example';
 import { checkOptions, type HelpTexts, helpTexts } from '../support/docs-options';
 import { checkLocalVariables, checkPaths, checkSections, editedCopy } from '../support/docs-truth';
@@ -77,8 +86,14 @@ beforeAll(async () => {
   help = await helpTexts(ROOT);
 }, 120_000);
 
-/** The figures' committed run for the tests of the check: a fixture of the run the docs quote (not a run). */
-const FIXTURE_RUN = readFileSync(join(ROOT, 'test/fixtures/bench-results.json'), 'utf8');
+/**
+ * The run the figures' edited copies are checked against: the committed one, or until there is one
+ * a fixture of the figures the docs quote from the 2026-11-25 run (not a run).
+ */
+const RUN = readFileSync(
+  join(ROOT, existsSync(join(ROOT, 'bench/RESULTS.json')) ? 'bench/RESULTS.json' : 'test/fixtures/bench-results.json'),
+  'utf8',
+);
 
 describe('the documents hold against the repository', () => {
   const hold = (name: string, result: { claims: number; problems: string[] }) => {
@@ -243,29 +258,68 @@ describe('each check fails on a document that says otherwise (an edited copy of 
     });
   });
 
-  describe('figures, each held to its source (the fixture run as bench/RESULTS.json)', () => {
-    const withRun = (edits: Record<string, (text: string) => string> = {}) => copy({ 'bench/RESULTS.json': () => FIXTURE_RUN, ...edits });
+  describe('figures, each held to its source (the committed run, or until there is one the fixture, as bench/RESULTS.json)', () => {
+    const committed = existsSync(join(ROOT, 'bench/RESULTS.json'));
+    const withRun = (edits: Record<string, (text: string) => string> = {}) =>
+      copy({ ...(committed ? {} : { 'bench/RESULTS.json': () => RUN }), ...edits });
+    const registry = readRegistry(ROOT);
+    const number = (key: string) => String(valueAt(JSON.parse(RUN), key));
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    /** Another number than `written`: one more in its last digit's place. */
+    const another = (written: string) => written.replace(/\d$/, (digit) => String((Number(digit) + 1) % 10));
 
-    it('the docs hold against the fixture run (the baseline of the cases below)', () => {
+    it('the docs hold against the run (the baseline of the cases below)', () => {
       expect(checkFigures(withRun()).problems).toEqual([]);
     });
 
-    it('a figure changed in a paragraph that says it was measured (README, 10.71 ms to 9.71 ms)', () => {
-      const root = withRun({ 'README.md': replace('m=7168,t=5 10.71 ms and', 'm=7168,t=5 9.71 ms and') });
+    it('a figure changed in a paragraph that says it was measured (README, the 15:59 run the default was chosen from)', () => {
+      const entry = registeredFigure(registry, 'README.md', (source) => 'record' in source && source.value === 'm=7168,t=5,p=1');
+      const written = entry.figure.split(' ')[0]!;
+      const root = withRun({ 'README.md': figureEdit(entry, another) });
       expect(checkFigures(root).problems).toEqual([
-        expect.stringMatching(/^README\.md:\d+: the document says 9\.71, the registry's copy 10\.71 ms$/),
-        expect.stringMatching(/^README\.md:\d+: 9\.71, but bench\/RESULTS\.json argon2\.settings\[m=7168,t=5,p=1\]\.cpuMs says 10\.71$/),
+        expect.stringMatching(
+          new RegExp(`^README\\.md:\\d+: the document says ${literal(another(written))}, the registry's copy ${literal(entry.figure)}$`),
+        ),
+        expect.stringMatching(
+          new RegExp(
+            `^README\\.md:\\d+: ${literal(another(written))}, but docs/measurements/2026-11-25-bench-1559\\.json m=7168,t=5,p=1 says ${literal(written)}$`,
+          ),
+        ),
       ]);
     });
 
-    it('a figure changed to another number of the run, in the document and the registry both (ADR 5, 0.2324 to 0.3721)', () => {
+    it('a committed-run figure changed (README, m=7168,t=5 per hash)', () => {
+      const key = 'argon2.settings[m=7168,t=5,p=1].cpuMs';
+      const entry = registeredFigure(registry, 'README.md', (source) => 'run' in source && source.run === key);
+      const root = withRun({ 'README.md': figureEdit(entry, another) });
+      expect(checkFigures(root).problems).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^README\\.md:\\d+: ${literal(another(number(key)))}, but bench/RESULTS\\.json ${literal(key)} says ${literal(number(key))}$`,
+          ),
+        ),
+      );
+    });
+
+    it('a figure changed to another number of the run, in the document and the registry both (ADR 5, the 250-item row for the 2,500)', () => {
+      const key = 'deleteScaling.items[2500].msPerItem';
+      const entry = registeredFigure(
+        registry,
+        'docs/adr/0005-item-collection-delete.md',
+        (source) => 'run' in source && source.run === key,
+      );
+      const other = [number('deleteScaling.items[250].msPerItem'), number('deleteScaling.items[25].msPerItem')].find(
+        (value) => value !== number(key),
+      )!;
       const root = withRun({
-        'docs/adr/0005-item-collection-delete.md': replace('0.2324 ms per item', '0.3721 ms per item'),
-        'docs/figures.json': replace('"figure": "0.2324 ms"', '"figure": "0.3721 ms"'),
+        'docs/adr/0005-item-collection-delete.md': figureEdit(entry, () => other),
+        'docs/figures.json': (text) => text.replace(`"figure": "${entry.figure}"`, `"figure": "${other} ms"`),
       });
       expect(checkFigures(root).problems).toEqual([
         expect.stringMatching(
-          /^docs\/adr\/0005-item-collection-delete\.md:\d+: 0\.3721, but bench\/RESULTS\.json deleteScaling\.items\[2500\]\.msPerItem says 0\.2324$/,
+          new RegExp(
+            `^docs/adr/0005-item-collection-delete\\.md:\\d+: ${literal(other)}, but bench/RESULTS\\.json ${literal(key)} says ${literal(number(key))}$`,
+          ),
         ),
       ]);
     });
@@ -292,13 +346,21 @@ describe('each check fails on a document that says otherwise (an edited copy of 
     });
 
     it('--write brings the docs in line with a new run, which then holds', () => {
-      const newRun = FIXTURE_RUN.replace('"cpuMs": 10.71', '"cpuMs": 9.875').replace('"msPerItem": 0.2324', '"msPerItem": 0.2411');
+      const next = JSON.parse(RUN) as {
+        argon2: { settings: Record<string, { cpuMs: number }> };
+        deleteScaling: { items: Record<string, { msPerItem: number }> };
+      };
+      const perHash = next.argon2.settings['m=7168,t=5,p=1']!.cpuMs === 9.875 ? 9.876 : 9.875;
+      const perItem = next.deleteScaling.items['2500']!.msPerItem === 0.2411 ? 0.2412 : 0.2411;
+      next.argon2.settings['m=7168,t=5,p=1']!.cpuMs = perHash;
+      next.deleteScaling.items['2500']!.msPerItem = perItem;
+      const newRun = JSON.stringify(next, null, 2);
       const root = copy({ 'bench/RESULTS.json': () => newRun });
       expect(checkFigures(root).problems).toHaveLength(2);
-      const { documents, registry, changed } = rewriteFigures(root, readSources(root));
+      const { documents, registry: rewrittenRegistry, changed } = rewriteFigures(root, readSources(root));
       expect(changed).toEqual([
-        expect.stringMatching(/^README\.md:\d+: 10\.71 -> 9\.875$/),
-        expect.stringMatching(/^docs\/adr\/0005-item-collection-delete\.md:\d+: 0\.2324 -> 0\.2411$/),
+        expect.stringMatching(new RegExp(`^README\\.md:\\d+: [\\d.]+ -> ${perHash}$`)),
+        expect.stringMatching(new RegExp(`^docs/adr/0005-item-collection-delete\\.md:\\d+: [\\d.]+ -> ${perItem}$`)),
       ]);
       const rewritten = copy({
         'bench/RESULTS.json': () => newRun,
@@ -307,7 +369,7 @@ describe('each check fails on a document that says otherwise (an edited copy of 
             .filter(([file, text]) => readFileSync(join(root, file), 'utf8') !== text)
             .map(([file, text]) => [file, () => text]),
         ),
-        'docs/figures.json': () => `${JSON.stringify(registry, null, 2)}\n`,
+        'docs/figures.json': () => `${JSON.stringify(rewrittenRegistry, null, 2)}\n`,
       });
       expect(checkFigures(rewritten).problems).toEqual([]);
     });
