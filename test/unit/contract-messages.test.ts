@@ -70,9 +70,9 @@ describe("docs/api-contract.md's messages and the code's, both ways", () => {
         'the code answers `User not found`, which docs/api-contract.md does not list',
       ]),
     );
-    const gained = { ...messages, duplicateParameter: (name: string) => `Duplicate parameter: ${name}.` };
+    const gained = { ...messages, suspendedParameter: (name: string) => `Suspended parameter: ${name}.` };
     expect(messageProblems(quotedMessages(document, ADMIN_COMMANDS), catalogue(gained, sources))).toEqual([
-      'the code answers `Duplicate parameter: <arg0>.`, which docs/api-contract.md does not list',
+      'the code answers `Suspended parameter: <arg0>.`, which docs/api-contract.md does not list',
     ]);
     const gateway = sources.map((source) => source.replace('{"message":"Method Not Allowed"}', '{"message":"Method not allowed"}'));
     expect(messageProblems(quotedMessages(document, ADMIN_COMMANDS), catalogue(messages, gateway))).toEqual([
