@@ -189,6 +189,41 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
   };
 }
 
+/**
+ * What the server answers before a request is one at all (the local server's answers: a deployed
+ * stage's front end answers these itself). Every operation can get them; each closes the connection.
+ */
+function protocolCases(op: OperationText): Case[] {
+  const closed = 'The server answers without reading the body and closes the connection.';
+  return [
+    {
+      name: 'notHttp',
+      status: 400,
+      summary:
+        'Not a request the server takes as HTTP/1.1: a malformed request line or header, `Content-Length` beside `Transfer-Encoding`, no `Host` header or two, or `CONNECT`',
+      given: `Sent over HTTP/1.1 without a \`Host\` header. ${closed} Answered so by the local server; in front of a deployed stage, API Gateway answers such requests itself.`,
+      request: op.validBody,
+      response: { message: MESSAGES.badRequest },
+    },
+    {
+      name: 'expectationFailed',
+      status: 417,
+      summary: 'An `Expect` header other than `100-continue`',
+      given: `Sent with \`Expect: something-else\`. ${closed} Answered so by the local server.`,
+      request: op.validBody,
+      response: { message: MESSAGES.expectationFailed },
+    },
+    {
+      name: 'headersTooLarge',
+      status: 431,
+      summary: "A header section larger than the server accepts (the local server: Node's limit, 16 KiB)",
+      given: `Sent with a header section over 16 KiB. ${closed} Answered so by the local server.`,
+      request: op.validBody,
+      response: { message: MESSAGES.headersTooLarge },
+    },
+  ];
+}
+
 /** One 400 case per contract row of the operation's schema, in the rows' order (the first row that applies wins). */
 function validationCases(op: OperationText, rows: readonly Row[], policy: PasswordPolicy): Case[] {
   return rows.map((row) => {
@@ -323,6 +358,7 @@ export function casesOf(name: OperationName, policy: PasswordPolicy = DEFAULT_PA
   return [
     own.success,
     idempotent.replayed,
+    ...protocolCases(op),
     apiKeyInvalid!,
     ownerGone!,
     idempotent.keyInvalid,
@@ -535,6 +571,9 @@ const INTRODUCTION = [
   '',
   'Requests are handled in this order, and the first refusal is the answer:',
   '',
+  '0. HTTP itself, on the local server (a deployed stage\'s front end answers these itself): `400 {"message":"Bad Request"}` for what is not an HTTP/1.1 request ' +
+    '(a malformed request line or header, no `Host` header or two, `CONNECT`), `417 {"message":"Expectation Failed"}` for an `Expect` other than `100-continue`, ' +
+    '`431 {"message":"Request Header Fields Too Large"}` for a header section over 16 KiB; each closes the connection, and a request answered before it on the connection keeps its answer.',
   '1. Route: only the three `POST` operations below exist. Any other path: `404 {"message":"Not Found"}`. ' +
     'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
   "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone. " +

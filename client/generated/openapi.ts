@@ -146,7 +146,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
+             * @description - Not a request the server takes as HTTP/1.1: a malformed request line or header, `Content-Length` beside `Transfer-Encoding`, no `Host` header or two, or `CONNECT`: `Bad Request`
+             *     - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
              *     - `user_email` absent, null or empty: `user_email is missing`
@@ -214,6 +215,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description - An `Expect` header other than `100-continue`: `Expectation Failed` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description - The Idempotency-Key was already used, within 24 hours, with another operation or another body: `Idempotency-Key was already used with a different request.` */
             422: {
                 headers: {
@@ -225,6 +235,15 @@ export interface operations {
             };
             /** @description - Over the stage's request rate, or over one key's or one address's share of it: `Too Many Requests` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description - A header section larger than the server accepts (the local server: Node's limit, 16 KiB): `Request Header Fields Too Large` */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -270,7 +289,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
+             * @description - Not a request the server takes as HTTP/1.1: a malformed request line or header, `Content-Length` beside `Transfer-Encoding`, no `Host` header or two, or `CONNECT`: `Bad Request`
+             *     - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
              *     - `user_email` or `new_password` absent, null or empty: `Missing required parameters.`
@@ -347,6 +367,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description - An `Expect` header other than `100-continue`: `Expectation Failed` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description - The Idempotency-Key was already used, within 24 hours, with another operation or another body: `Idempotency-Key was already used with a different request.` */
             422: {
                 headers: {
@@ -358,6 +387,15 @@ export interface operations {
             };
             /** @description - Over the stage's request rate, or over one key's or one address's share of it: `Too Many Requests` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description - A header section larger than the server accepts (the local server: Node's limit, 16 KiB): `Request Header Fields Too Large` */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -403,7 +441,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
+             * @description - Not a request the server takes as HTTP/1.1: a malformed request line or header, `Content-Length` beside `Transfer-Encoding`, no `Host` header or two, or `CONNECT`: `Bad Request`
+             *     - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
              *     - `user_email` absent, null or empty: `Missing required parameters.`
@@ -477,6 +516,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description - An `Expect` header other than `100-continue`: `Expectation Failed` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description - The Idempotency-Key was already used, within 24 hours, with another operation or another body: `Idempotency-Key was already used with a different request.` */
             422: {
                 headers: {
@@ -488,6 +536,15 @@ export interface operations {
             };
             /** @description - Over the stage's request rate, or over one key's or one address's share of it: `Too Many Requests` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description - A header section larger than the server accepts (the local server: Node's limit, 16 KiB): `Request Header Fields Too Large` */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { CONTRACT_DOC, type ContractRow, contractRows, rowMismatch, rowName, rowsWithoutScenario } from '../support/contract-doc';
 import { type ApiResponse, postWithRawHeaders } from '../support/http-client';
+import { exchangeRaw } from '../support/raw-http';
 import { keyWithoutOwnerAccount, revokeAll, scopedKey } from '../support/stage-owners';
 import { useTarget } from '../support/target';
 
@@ -95,8 +96,34 @@ async function whileStillRunning(): Promise<ApiResponse> {
   }
 }
 
+/** The local server's answer to bytes no HTTP client sends (API Gateway answers these itself in front of a stage). */
+const raw = (what: string, bytes: string): Scenario => ({
+  localOnly: true,
+  run: async () => {
+    const [answer] = await exchangeRaw(suite.target.baseUrl, bytes);
+    return [probe(what, { status: answer?.status ?? 0, body: answer && JSON.parse(answer.body) })];
+  },
+});
+
 const SCENARIOS: Record<string, Record<string, Scenario>> = {
   'Order of checks': {
+    'a malformed request line or header, or `Content-Length` beside `Transfer-Encoding`': raw(
+      'Content-Length beside Transfer-Encoding',
+      'POST /v1/createUser HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ),
+    'an HTTP/1.1 request without a `Host` header, or with two': raw('no Host', 'POST /v1/createUser HTTP/1.1\r\nContent-Length: 0\r\n\r\n'),
+    '`CONNECT` (a request for a tunnel: the server is no proxy)': raw(
+      'CONNECT',
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n',
+    ),
+    'an `Expect` header other than `100-continue` (the body is not read)': raw(
+      'Expect: something-else',
+      'POST /v1/createUser HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}',
+    ),
+    "a header section over 16 KiB (Node's limit)": raw(
+      '20,000 bytes of one header',
+      `POST /v1/createUser HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ),
     'a path other than the three operations': {
       run: async () => [probe('POST /v1/suspendUser', await A('/v1/suspendUser', {})), probe('POST /', await A('/', {}))],
     },
