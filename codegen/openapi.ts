@@ -612,24 +612,17 @@ function routingResponses(): JsonObject {
   };
 }
 
-/** The base_url the committed document names: `npm start` on its default port. */
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
-
-/** What the document says its default server is: the local server's, unless a deployed stage says otherwise. */
-export const LOCAL_SERVER_NOTE = 'The default is the local server of `npm start`.';
-/** What a deployed stage's document says of its default server (the stage's own URL). */
-export const STAGE_SERVER_NOTE = 'The default is the stage that served this document.';
-
 /**
- * The OpenAPI 3.1 document for a deployment's password policy (the default one unless given);
- * `baseUrl` is the server it names (the local server passes the address it listens on, a deployed
- * stage its own URL), `serverNote` what that default is.
+ * The server the document names: `.`, relative to where the document is served (OpenAPI 3.1, Server
+ * Object: the URL "MAY be relative, to indicate that the host location is relative to the location
+ * where the OpenAPI document is being served"). Served at `{base_url}/openapi.json`, it resolves to
+ * `{base_url}` on every host: the local server, a stage's execute-api URL, a custom domain with any
+ * base path mapping, a reverse proxy. So every copy of the document is the same, byte for byte.
  */
-export function buildOpenApiDocument(
-  policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY,
-  baseUrl = DEFAULT_BASE_URL,
-  serverNote = LOCAL_SERVER_NOTE,
-): JsonObject {
+export const SERVED_BASE_URL = '.';
+
+/** The OpenAPI 3.1 document for a deployment's password policy (the default one unless given). */
+export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY): JsonObject {
   const schemas = operationSchemas(policy);
   const names = OPERATIONS;
   return {
@@ -641,14 +634,11 @@ export function buildOpenApiDocument(
     },
     servers: [
       {
-        url: '{base_url}',
-        description: 'The server address including its API path prefix; every path below is appended to it.',
-        variables: {
-          base_url: {
-            default: baseUrl,
-            description: `A deployed stage: \`https://{api-id}.execute-api.{region}.amazonaws.com/{stage}\` (the stack output ApiUrl without \`/v1\`). ${serverNote}`,
-          },
-        },
+        url: SERVED_BASE_URL,
+        description:
+          'The address this document was served from, without `/openapi.json`: every path below is appended to it. `.` is relative to that address, so it is right on every host: ' +
+          '`http://127.0.0.1:3000` for `npm start`, `https://{api-id}.execute-api.{region}.amazonaws.com/{stage}` for a deployed stage (the stack output BaseUrl), ' +
+          'or its custom domain with any base path. A tool that reads this file from disk needs the address set.',
       },
     ],
     security: [{ ApiKey: [] }],
