@@ -133,6 +133,7 @@ export class UserManagementStack extends Stack {
     this.guardAlarmDelivery(config);
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api.api,
+      accessLogs: this.api.accessLogs,
       stageName: config.stage,
       functions: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
       metricsNamespace: observability.POWERTOOLS_METRICS_NAMESPACE,

@@ -239,9 +239,11 @@ function methodNotAllowedIntegration(): MockIntegration {
 /**
  * One JSON line per request: enough to trace a 4xx/5xx or a throttle, and never a header or body.
  * Nor the raw path: a caller may type anything into a URL, and the route (resourcePath) says enough,
- * so no access log line can hold a user's e-mail.
+ * so no access log line can hold a user's e-mail. `status` is the status the client received (a
+ * gateway response's included, as re-coded), written as a JSON number so that the monitoring's
+ * metric filters can compare it (`{ $.status >= 500 }`); API Gateway sets it on every line.
  */
-function accessLogFormat(): AccessLogFormat {
+export function accessLogFormat(): AccessLogFormat {
   return AccessLogFormat.custom(
     JSON.stringify({
       requestId: '$context.requestId',
@@ -259,6 +261,6 @@ function accessLogFormat(): AccessLogFormat {
       integrationLatency: '$context.integration.latency',
       errorType: '$context.error.responseType',
       errorMessage: '$context.error.message',
-    }),
+    }).replace('"$context.status"', '$context.status'),
   );
 }

@@ -10,7 +10,7 @@ import { buildApp } from '../../lib/app';
 import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
-import { resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
+import { accessLogFields, accessLogLine, resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
 
 const prod = synthStage('prod');
 const staging = synthStage('staging');
@@ -417,7 +417,8 @@ describe('REST API', () => {
       AccessLogSetting: {
         // The group's ARN without the `:*` suffix, as API Gateway takes it (a recommended feature flag).
         DestinationArn: { 'Fn::Join': ['', Match.arrayWith([{ Ref: logicalId(stack, stack.api.accessLogs) }])] },
-        Format: Match.stringLikeRegexp('"status":"\\$context.status"'),
+        // The status unquoted: a JSON number, which the 5xx metric filter compares.
+        Format: Match.stringLikeRegexp('"status":\\$context.status,'),
       },
       MethodSettings: [
         {
@@ -443,8 +444,14 @@ describe('REST API', () => {
   it('the access log format never includes headers or bodies', () => {
     const stage = Object.values(resourcesOf(prod.template)).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
     const format = (stage?.Properties?.AccessLogSetting as { Format: string } | undefined)?.Format ?? '';
-    expect(() => JSON.parse(format)).not.toThrow();
+    expect(Object.keys(accessLogFields(prod.template)).length).toBeGreaterThan(0);
     expect(format).not.toMatch(/header|input\.body|x-api-key/i);
+  });
+
+  it('the access log is JSON, one line per response, the status the client received a JSON number', () => {
+    expect(accessLogFields(prod.template).status).toBe('$context.status');
+    const line = JSON.parse(accessLogLine(prod.template, { '$context.status': 500, '$context.error.responseType': 'INTEGRATION_TIMEOUT' }));
+    expect([line.status, line.errorType]).toEqual([500, 'INTEGRATION_TIMEOUT']);
   });
 });
 
@@ -493,16 +500,101 @@ describe('outputs', () => {
 });
 
 describe('monitoring', () => {
-  it('alarms on 5XX rate, and on errors and throttles of every function', () => {
+  /** Whether a metric filter's pattern of the form `{ $.field OP number }` matches a JSON log line (CloudWatch's numeric comparison). */
+  const matches = (pattern: string, line: string) => {
+    const [, field, op, number] = /^\{ \$\.(\w+) (>=|<=|>|<|=|!=) (\d+) \}$/.exec(pattern) ?? [];
+    const value = (JSON.parse(line) as Record<string, unknown>)[field!];
+    if (typeof value !== 'number') return false;
+    const n = Number(number);
+    return { '>=': value >= n, '<=': value <= n, '>': value > n, '<': value < n, '=': value === n, '!=': value !== n }[op!]!;
+  };
+  const metricFilters = (template: Template) =>
+    Object.values(resourcesOf(template))
+      .filter((resource) => resource.Type === 'AWS::Logs::MetricFilter')
+      .map(
+        (filter) => filter.Properties as { LogGroupName: unknown; FilterPattern: string; MetricTransformations: Record<string, unknown>[] },
+      );
+
+  it('counts the responses clients received, and the 5xx among them, from the access log: metric filters on the final status', () => {
+    const { template, stack } = prod;
+    const accessLogs = { Ref: logicalId(stack, stack.api.accessLogs) };
+    expect(metricFilters(template)).toEqual([
+      {
+        LogGroupName: accessLogs,
+        FilterPattern: '{ $.status >= 100 }',
+        MetricTransformations: [{ MetricNamespace: 'UserManagement/prod', MetricName: 'apiResponses', MetricValue: '1', DefaultValue: 0 }],
+      },
+      {
+        LogGroupName: accessLogs,
+        FilterPattern: '{ $.status >= 500 }',
+        MetricTransformations: [
+          { MetricNamespace: 'UserManagement/prod', MetricName: 'apiResponses5xx', MetricValue: '1', DefaultValue: 0 },
+        ],
+      },
+    ]);
+  });
+
+  it('the 5xx filter counts what API Gateway re-codes to 500 (integration failure and timeout) and every other 5xx, once each; nothing else', () => {
+    const { template } = prod;
+    const fivexx = metricFilters(template).find(
+      (filter) => filter.MetricTransformations[0]?.MetricName === 'apiResponses5xx',
+    )!.FilterPattern;
+    const all = metricFilters(template).find((filter) => filter.MetricTransformations[0]?.MetricName === 'apiResponses')!.FilterPattern;
+    const gatewayStatus = (type: string) =>
+      Number(
+        Object.values(resourcesOf(template)).find(
+          (resource) => resource.Type === 'AWS::ApiGateway::GatewayResponse' && resource.Properties?.ResponseType === type,
+        )?.Properties?.StatusCode,
+      );
+    // API Gateway's metrics reference: "API Gateway counts modified gateway response status codes as 4XXError errors."
+    const lines = {
+      integrationFailure: { '$context.status': gatewayStatus('INTEGRATION_FAILURE'), '$context.error.responseType': 'INTEGRATION_FAILURE' },
+      integrationTimeout: { '$context.status': gatewayStatus('INTEGRATION_TIMEOUT'), '$context.error.responseType': 'INTEGRATION_TIMEOUT' },
+      functionAnswered500: { '$context.status': 500, '$context.integration.status': 200 },
+      gateway502: { '$context.status': 502, '$context.error.responseType': 'DEFAULT_5XX' },
+      created: { '$context.status': 200, '$context.integration.status': 200 },
+      notFound: { '$context.status': 404, '$context.error.responseType': 'MISSING_AUTHENTICATION_TOKEN' },
+      throttled: { '$context.status': 429, '$context.error.responseType': 'THROTTLED' },
+    };
+    const counted = Object.entries(lines).map(([name, values]) => {
+      const line = accessLogLine(template, values);
+      return [name, matches(fivexx, line), matches(all, line)];
+    });
+    expect(counted).toEqual([
+      ['integrationFailure', true, true],
+      ['integrationTimeout', true, true],
+      ['functionAnswered500', true, true],
+      ['gateway502', true, true],
+      ['created', false, true],
+      ['notFound', false, true],
+      ['throttled', false, true],
+    ]);
+  });
+
+  it('alarms on the rate of 5xx clients received (from the access log), and on errors and throttles of every function', () => {
     const { template } = prod;
     // Plus the function-answered 500s and one p99 latency alarm per function (edge-limits.test.ts), and the
     // lifecycle events' undelivered, dead-letter and lag alarms (lifecycle-events.test.ts).
     template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + OPERATIONS.length * 3 + 3);
+    const metric = (name: string) =>
+      Match.objectLike({
+        MetricStat: Match.objectLike({ Metric: { Namespace: 'UserManagement/prod', MetricName: name }, Stat: 'Sum', Period: 300 }),
+      });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'UserManagement-prod-api-5xx-rate',
       Threshold: 1,
-      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'IF(requests >= 20, 100 * errors / requests, 0)' })]),
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'IF(responses >= 20, 100 * responses5xx / responses, 0)', ReturnData: true }),
+        metric('apiResponses'),
+        metric('apiResponses5xx'),
+      ]),
     });
+    // API Gateway's 5XXError, which misses re-coded gateway responses, alarms no more: the dashboard keeps it beside the rate.
+    const alarmMetrics = JSON.stringify(Object.values(resourcesOf(template)).filter((r) => r.Type === 'AWS::CloudWatch::Alarm'));
+    expect(alarmMetrics).not.toContain('5XXError');
     for (const operation of OPERATIONS) {
       for (const metric of ['Errors', 'Throttles']) {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
