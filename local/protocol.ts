@@ -11,8 +11,13 @@
  * - `CONNECT` (a request for a tunnel, whose target names no resource of this server): `400 Bad Request`;
  * - an `Expect` other than `100-continue`: `417 Expectation Failed`.
  *
- * A request that was valid keeps its answer: when a malformed one follows it on the same
- * connection (pipelined), the error's answer waits until every response in flight there was sent.
+ * Pipelined requests (several sent on one connection before any answer) are handled one after
+ * another, each once the answer before it was sent: RFC 9112, 9.3.2, "A server MAY process a
+ * sequence of pipelined requests in parallel if they all have safe methods [...], but it MUST send
+ * the corresponding responses in the same order that the requests were received", and these are
+ * POSTs (a delete pipelined after a create finds the user). A request that was valid keeps its
+ * answer: when a malformed one follows it, the error's answer waits until every response in flight
+ * on the connection was sent.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -29,6 +34,8 @@ const EXPECTATION_FAILED: Answer = [417, 'Expectation Failed', MESSAGES.expectat
 const inFlight = new WeakMap<Duplex, Set<ServerResponse>>();
 /** Per connection: the protocol answer waiting for them, once one is due. */
 const pending = new WeakMap<Duplex, Answer>();
+/** Per connection: settles once the last request handed out there has been answered. */
+const turns = new WeakMap<Duplex, Promise<void>>();
 
 /**
  * Creates the server with the protocol answers wired in. `handler` sees only requests that passed
@@ -39,7 +46,7 @@ export function createProtocolServer(handler: (req: IncomingMessage, res: Server
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     track(res);
     if (hostProblem(req)) return refuse(res, BAD_REQUEST);
-    handler(req, res);
+    inTurn(res, () => handler(req, res));
   });
   // Node would answer 417 with an empty body; the body may follow, so the connection closes.
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
@@ -72,6 +79,22 @@ function track(res: ServerResponse): void {
   // After Node's own 'finish' listener, which hands the connection to the next response or ends it.
   res.once('finish', () => settled(socket, res));
   res.once('close', () => settled(socket, res));
+}
+
+/** Runs `handle` once every earlier request on the connection has been answered (at once when none is pending). */
+function inTurn(res: ServerResponse, handle: () => void): void {
+  const socket = res.req.socket;
+  const before = turns.get(socket);
+  const answered = new Promise<void>((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
+  turns.set(
+    socket,
+    (before ?? Promise.resolve()).then(() => answered),
+  );
+  if (before) void before.then(handle);
+  else handle();
 }
 
 function settled(socket: Duplex, res: ServerResponse): void {

@@ -129,6 +129,20 @@ describe('what is not an API request, answered in JSON with the connection close
     expect(again[0]).toEqual([404, 'application/json', { message: MESSAGES.userNotFound }, 'keep-alive']);
   });
 
+  it('pipelined POSTs are handled one after another (RFC 9112, 9.3.2): create, delete, create, delete of one user all succeed', async () => {
+    const email = uniqueEmail('pipelined-order');
+    const create = post('createUser', { user_email: email, user_password: 'long enough password' });
+    const remove = post('deleteUser', { user_email: email });
+    const answers = await answered(`${create}${remove}${create}${remove}GARBAGE\r\n\r\n`);
+    expect(answers.map(([status, , body]) => [status, body])).toEqual([
+      [200, { user_email: email, user_password: 'long enough password' }],
+      [200, { message: MESSAGES.userDeleted }],
+      [200, { user_email: email, user_password: 'long enough password' }],
+      [200, { message: MESSAGES.userDeleted }],
+      [400, { message: MESSAGES.badRequest }],
+    ]);
+  });
+
   it('a valid request, then a header section over the limit: the answer, then 431', async () => {
     const email = uniqueEmail('pipelined-431');
     const answers = await answered(
