@@ -282,7 +282,7 @@ async function main(): Promise<void> {
     await inCopy(
       {
         'functions/shared/contract/messages.ts': (text) =>
-          `${text}\nexport const duplicateParameter = (name: string) => \`Duplicate parameter: \${name}.\`;\n`,
+          `${text}\nexport const suspendedParameter = (name: string) => \`Suspended parameter: \${name}.\`;\n`,
       },
       messageCheck,
     ),
