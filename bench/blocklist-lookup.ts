@@ -37,7 +37,7 @@ function cpuMicros<T>(items: readonly T[], each: (item: T) => unknown): number {
 const forms = [...new Set(sourceEntries().map(comparisonForm))];
 const digestValues = [...new Set(forms.map((form) => golombSetValue(form, 48)))].sort((a, b) => a - b);
 const digests = Buffer.alloc(digestValues.length * 6);
-digestValues.forEach((value, i) => digests.writeUIntBE(value, i * 6, 6));
+for (const [i, value] of digestValues.entries()) digests.writeUIntBE(value, i * 6, 6);
 const binarySearch = (wanted: number): boolean => {
   let low = 0;
   let high = digestValues.length - 1;
