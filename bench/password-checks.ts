@@ -2,8 +2,8 @@
  * The password policy's cost, measured inside `npm run bench`:
  * - `passwordChecks`, run in the Lambda stand-in beside the service share: the checks a create or
  *   reset makes in process (NFC, the length, the e-mail and its local part, the owner's blocked
- *   words, the blocklist's binary search), CPU per password, p50 and p99 over batches of fresh
- *   random passwords. One check is a few microseconds, far below what reading /proc around a
+ *   words, the blocklist's look-up in its coded set), CPU per password, p50 and p99 over batches
+ *   of fresh random passwords. One check is a few microseconds, far below what reading /proc around a
  *   single call costs, so it is timed a batch at a time and divided.
  * - `onlineCheck`: the online check's cost when a stage turns it on, one request per password the
  *   offline rules accept, wall clock p50 and this process's CPU per call, against a stand-in range

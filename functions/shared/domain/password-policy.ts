@@ -9,11 +9,11 @@
  * {@link checkPassword}; generated passwords never come here.
  */
 
-import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { PasswordPolicy } from '#platform/config';
 import { comparisonForm } from './comparison-form';
-import { BLOCKLIST_DIGEST_BYTES, BLOCKLIST_FILE } from './generated/blocklist';
+import { BLOCKLIST_BYTES, BLOCKLIST_FILE, BLOCKLIST_LAYOUT } from './generated/blocklist';
+import { golombSetValue, openGolombSet } from './golomb-set';
 
 export { comparisonForm } from './comparison-form';
 
@@ -70,28 +70,21 @@ export function withinLimits(password: string, nfc: string, limits: PasswordPoli
 }
 
 // Read once per process (a file, not a string in the bundle, which cost a cold start about 200 ms
-// to parse), and searched in place. Beside this module in the source tree, and in generated/
-// beside index.mjs in a Lambda asset (lib/constructs/handler-function.ts copies it there).
-const digests = readFileSync(new URL(`./generated/${BLOCKLIST_FILE}`, import.meta.url));
-const entries = digests.length / BLOCKLIST_DIGEST_BYTES;
+// to parse), and searched in place: a look-up decodes one bucket of the coded set. Beside this
+// module in the source tree, and in generated/ beside index.mjs in a Lambda asset
+// (lib/constructs/handler-function.ts copies it there).
+const blocklist = (() => {
+  const data = readFileSync(new URL(`./generated/${BLOCKLIST_FILE}`, import.meta.url));
+  if (data.length !== BLOCKLIST_BYTES)
+    throw new Error(`${BLOCKLIST_FILE}: ${data.length} bytes, not the ${BLOCKLIST_BYTES} it was built with`);
+  return openGolombSet(data, BLOCKLIST_LAYOUT, BLOCKLIST_FILE);
+})();
+
+/** For a text already in comparison form: the first bits of its SHA-256 (one-shot hash: no Hash object per call), looked up in the coded set. */
+const listed = (form: string): boolean => blocklist(golombSetValue(form, BLOCKLIST_LAYOUT.valueBits));
 
 /** Whether the shipped blocklist holds this password (compared whole, in comparison form). */
 export const isOnBlocklist = (password: string): boolean => listed(comparisonForm(password));
-
-/** Binary search over the truncated SHA-256 digests, for a text already in comparison form (one-shot hash: no Hash object per call). */
-function listed(form: string): boolean {
-  const wanted = hash('sha256', form, 'buffer').readUIntBE(0, BLOCKLIST_DIGEST_BYTES);
-  let low = 0;
-  let high = entries - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const found = digests.readUIntBE(middle * BLOCKLIST_DIGEST_BYTES, BLOCKLIST_DIGEST_BYTES);
-    if (found === wanted) return true;
-    if (found < wanted) low = middle + 1;
-    else high = middle - 1;
-  }
-  return false;
-}
 
 /** Who the password is for: the limits in force, the user's e-mail (as stored) and the owner's blocked words. */
 export interface PasswordContext {

@@ -2,10 +2,17 @@
 /**
  * Entries in the source list; of them, those whose comparison form differs from their NFC, lower-cased
  * form (the form compared before); distinct in that form; distinct comparison forms; of them, forms
- * of 8+ code points (what the length rule alone accepts); digests kept.
+ * of 8+ code points (what the length rule alone accepts); digests kept (distinct values of
+ * BLOCKLIST_LAYOUT.valueBits bits).
  */
 export const BLOCKLIST_COUNTS = { sourceEntries: 437652, formChanged: 13884, distinctBefore: 425575, distinct: 414573, eightOrMore: 197527, digests: 414573 } as const;
-/** Bytes of SHA-256 (of an entry's comparison form) per entry in blocklist.bin, big-endian, sorted ascending. */
-export const BLOCKLIST_DIGEST_BYTES = 6;
+/**
+ * How blocklist.bin is coded (domain/golomb-set.ts): each distinct comparison form as the first
+ * valueBits bits of its SHA-256, Rice-coded gaps with parameter riceBits, 2^bucketBits buckets. A
+ * password not on the list is found on it with probability digests / 2^valueBits.
+ */
+export const BLOCKLIST_LAYOUT = { valueBits: 42, riceBits: 23, bucketBits: 11 } as const;
+/** blocklist.bin's length in bytes: a file of another length is refused when read. */
+export const BLOCKLIST_BYTES = 1294647;
 /** blocklist.bin's name, beside this module and, in a Lambda asset, in generated/ beside index.mjs. */
 export const BLOCKLIST_FILE = 'blocklist.bin';
