@@ -491,6 +491,7 @@ describe('outputs', () => {
       'EventBusName',
       'OwnersTableName',
       'UndeliveredEventsTableName',
+      'UsersTableArn',
       'UsersTableName',
     ]);
   });
