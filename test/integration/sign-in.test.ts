@@ -21,19 +21,23 @@ import { createCostlyLane } from '#domain/costly-lane';
 import { verifyHash } from '#domain/password-hashes';
 import { type SignInDeps, type SignInStore, signIn } from '#domain/sign-in';
 import { fastestLockoutSeconds, MAX_FAILED_SIGN_INS, UNKNOWN_STATE_DAYS, waitAfterFailure } from '#domain/sign-in-attempts';
+import { passesRecordFilter } from '#events/record-filter';
 import { formatArgon2Setting } from '#platform/config';
 import { localConnection } from '#store/client';
 import { createSignInStore } from '#store/sign-in-store';
 import { processStores } from '#store/stores';
-import { SIGN_IN_SK, signInStateKey, userKey } from '#store/table-layout';
+import { SIGN_IN_SK, signInStateKey, userKey, userPk } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
 import { SIGN_IN_ACTIONS } from '../../lib/constructs/sign-in-grant';
 import { createSignIn } from '../../sign-in/index';
 import { invoke } from '../support/events';
+import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner, uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
+import { keysOf, watchStream } from '../support/stream-records';
 
 const { config, stores } = processStores();
 const endpoint = process.env.DYNAMODB_ENDPOINT!;
@@ -487,4 +491,65 @@ describe('least privilege', () => {
     for (let i = 0; i < 7; i++) await seen.run(uniqueEmail('actions-unknown'), 'wrong');
     expect(new Set(seen.commands.flat().map((action) => `dynamodb:${action}`))).toEqual(new Set(SIGN_IN_ACTIONS));
   }, 60_000);
+});
+
+describe('the real stream', () => {
+  it("no sign-in write passes the consumer's filter; lifecycle events still arrive, one UserPasswordReset per changePassword", async () => {
+    const delivery = await startTestDelivery();
+    const stream = await watchStream();
+    try {
+      const [changed, imported, unknown, marker] = ['ev-changed', 'ev-imported', 'ev-unknown', 'ev-marker'].map(uniqueEmail) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      await create(changed, 'created password', true);
+      await importHashes([{ email: imported, hash: bcrypt.hashSync('imported password', 4) }]);
+      // Every kind of sign-in write: counts (known and unknown), a success's transaction, a rehash, a change of password.
+      expect(await signInAs(changed, 'wrong')).toEqual({ outcome: 'wrong' });
+      expect(await signInAs(changed, 'created password')).toEqual({ outcome: 'must-reset' });
+      expect(await signInAs(unknown, 'wrong')).toEqual({ outcome: 'wrong' });
+      expect(await signInAs(imported, 'wrong')).toEqual({ outcome: 'wrong' });
+      expect(await signInAs(imported, 'imported password')).toEqual({ outcome: 'ok' });
+      expect(
+        await tool.changePassword({
+          ownerId: owner.ownerId,
+          email: changed,
+          currentPassword: 'created password',
+          newPassword: 'chosen passphrase',
+        }),
+      ).toEqual({ outcome: 'changed' });
+      // A reset after the rehash: its write must pass, though the rehash's did not.
+      await reset(imported, 'reset passphrase');
+      await create(marker, 'marker password');
+      const records = await stream.until((read) => read.some((r) => keysOf(r).pk === userPk(owner.ownerId, marker)), 'the marker');
+      const about = (email: string) => records.filter((r) => keysOf(r).pk === userPk(owner.ownerId, email));
+      const described = (email: string, passing: boolean) =>
+        about(email)
+          .filter((r) => passesRecordFilter(r) === passing)
+          .map((r) => `${r.eventName} ${keysOf(r).sk}`);
+      expect(described(changed, true)).toEqual(['INSERT PROFILE', 'MODIFY PROFILE']);
+      expect(described(changed, false)).toEqual(['INSERT SIGN_IN', 'MODIFY SIGN_IN', 'REMOVE SIGN_IN', 'INSERT SIGN_IN', 'REMOVE SIGN_IN']);
+      expect(described(imported, true)).toEqual(['INSERT PROFILE', 'MODIFY PROFILE']);
+      expect(described(imported, false)).toEqual(['INSERT SIGN_IN', 'MODIFY SIGN_IN', 'MODIFY PROFILE', 'REMOVE SIGN_IN']);
+      expect(described(unknown, true)).toEqual([]);
+      expect(described(unknown, false)).toEqual(['INSERT SIGN_IN']);
+
+      const events = (email: string) =>
+        delivery
+          .events()
+          .filter((e) => e.detail.owner_id === owner.ownerId && e.detail.user_email === email)
+          .map((e) => e['detail-type']);
+      await waitFor(() => events(marker)[0], 30_000, "the marker's UserCreated");
+      expect([events(changed), events(imported), events(unknown)]).toEqual([
+        ['UserCreated', 'UserPasswordReset'],
+        ['UserCreated', 'UserPasswordReset'],
+        [],
+      ]);
+    } finally {
+      stream.stop();
+      await delivery.stop();
+    }
+  }, 120_000);
 });
