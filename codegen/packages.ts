@@ -5,7 +5,7 @@
  * `npm run build:packages` runs it; `npm install` too (`prepare`), so an install from git builds it.
  */
 
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 import ts from 'typescript';
@@ -15,11 +15,19 @@ export interface PackageEntry {
   readonly subpath: string;
   readonly source: string;
   readonly node: string;
+  /** Data files the bundle reads beside itself at run time: copied from the source path to this path below the entry's folder. */
+  readonly assets?: readonly { readonly from: string; readonly to: string }[];
 }
 
 /** Every entry; another is one line here and one in package.json `exports`. */
 export const PACKAGE_ENTRIES: readonly PackageEntry[] = [
-  { subpath: './sign-in', source: 'sign-in/index.ts', node: 'node20' },
+  {
+    subpath: './sign-in',
+    source: 'sign-in/index.ts',
+    node: 'node20',
+    // changePassword's blocklist, which password-policy.ts reads from generated/ beside the module.
+    assets: [{ from: 'functions/shared/domain/generated/blocklist.bin', to: 'generated/blocklist.bin' }],
+  },
   { subpath: './client', source: 'client/index.ts', node: 'node20' },
 ];
 
@@ -89,6 +97,12 @@ export async function buildPackages(root: string, entries: readonly PackageEntry
       const target = join(dirname(out), file);
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, text);
+      written.push(relative(outRoot, target));
+    }
+    for (const asset of entry.assets ?? []) {
+      const target = join(dirname(out), asset.to);
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(join(root, asset.from), target);
       written.push(relative(outRoot, target));
     }
   }

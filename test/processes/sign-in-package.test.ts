@@ -1,20 +1,33 @@
 /**
  * The sign-in module as a tool gets it: built by `npm run build:packages` (what `npm install`'s
  * `prepare` runs) into dist/, imported through package.json `exports` from a plain Node.js ESM
- * script in another folder (on Node 20 where the machine has it), and type-checked by a consumer's
- * own tsc, with the data contract's example as the consumer's code.
+ * script in another folder (on Node 20 where the machine has it), against the test's DynamoDB Local,
+ * and type-checked by a consumer's own tsc with the data contract's example as the consumer's code.
+ * Every scenario of the contract's section runs here through the built module: the outcomes, the
+ * 72-byte typo, a reset that wins (forced), the waits and the limit under a fake clock, 300 parallel
+ * guesses, an unknown e-mail's outcomes, changePassword and its one event, and the costly lane under
+ * a burst of ceiling hashes (a stage-setting sign-in's latency, and the process's own peak memory).
  */
 
-import { spawnSync } from 'node:child_process';
+import { type SpawnOptions, spawn, spawnSync } from 'node:child_process';
+import { pbkdf2Sync } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { hash as argon2Hash } from '@node-rs/argon2';
+import bcrypt from 'bcryptjs';
+import { fastestLockoutSeconds, MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
 import { formatArgon2Setting } from '#platform/config';
 import { processStores } from '#store/stores';
+import { signInStateKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
+import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
 import { invoke } from '../support/events';
+import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner, uniqueEmail } from '../support/local';
+import { waitFor } from '../support/poll';
 import { ROOT, runScript } from '../support/processes';
 
 const { config, stores } = processStores();
@@ -26,14 +39,130 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 const consumer = mkdtempSync(join(tmpdir(), 'tool-back-end-'));
 /** The oldest Node.js the module promises, where the machine has one (Debian's, outside the project's pinned Node). */
 const NODE = existsSync('/usr/bin/node') ? '/usr/bin/node' : process.execPath;
+/**
+ * On Node 20 the AWS SDK warns that its releases after January 2027 need Node 22, and any SDK client
+ * says so when more requests wait for a socket than its 50 (the 300 parallel guesses): nothing else
+ * may be on stderr.
+ */
+const SDK_NOTICES =
+  /\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?show where the warning was created\)\n|@smithy\/node-http-handler:WARN - socket usage at capacity=50 and \d+ additional requests are enqueued\.\nSee \S+\nor increase socketAcquisitionWarningTimeout=\(millis\) in the NodeHttpHandler config\.\n/g;
+
+/**
+ * The tool's back end: one script, a scenario per run. It reads `{ scenario, ...input }` from its
+ * argument and prints one JSON line. `connection` is what the data contract tells a developer to use.
+ */
+const TOOL_SCRIPT = `import { readFileSync } from 'node:fs';
+import { createSignIn } from '${pkg.name}/sign-in';
+const input = JSON.parse(process.argv[2]);
+let clock = Date.now();
+const users = createSignIn({
+  usersTable: input.usersTable,
+  argon2Setting: input.argon2Setting,
+  dynamodb: { endpoint: input.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
+  ...(input.fakeClock && { now: () => clock }),
+});
+const { ownerId } = input;
+const signIn = (email, password) => users.signIn({ ownerId, email, password });
+const memory = (field) => Number(new RegExp('^' + field + ':\\\\s+(\\\\d+) kB$', 'm').exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const timed = async (task) => { const start = performance.now(); await task(); return performance.now() - start; };
+const scenarios = {
+  async flow() {
+    const { email, password, bcryptEmail, real, typo } = input;
+    const outcomes = [];
+    for (const attempt of [password, password + '!', password]) outcomes.push((await signIn(email, attempt)).outcome);
+    for (const attempt of [typo, real]) outcomes.push((await signIn(bcryptEmail, attempt)).outcome);
+    const refused = await users.changePassword({ ownerId, email: bcryptEmail, currentPassword: real, newPassword: 'password123' });
+    const changed = await users.changePassword({ ownerId, email: bcryptEmail, currentPassword: real, newPassword: 'a brand new passphrase' });
+    outcomes.push((await signIn(bcryptEmail, 'a brand new passphrase')).outcome, (await signIn(bcryptEmail, typo)).outcome);
+    return { node: process.versions.node, outcomes, refused, changed };
+  },
+  async race() {
+    return signIn(input.email, input.password);
+  },
+  async waits() {
+    const { known, unknown, burstEmail } = input;
+    const start = clock;
+    const sequence = { known: [], unknown: [] };
+    let lockedAfter;
+    // 6 free guesses, then a throttled one and a counted one per wait: 194 to reach the limit.
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const a = await signIn(known, 'guess ' + attempt);
+      const b = await signIn(unknown, 'guess ' + attempt);
+      sequence.known.push(a.outcome);
+      sequence.unknown.push(b.outcome);
+      if (a.outcome === 'locked') lockedAfter ??= (clock - start) / 1000;
+      // The attacker's best: each guess the moment its wait ends.
+      if (a.outcome === 'throttled') clock += a.retryAfterSeconds * 1000;
+    }
+    const burst = await Promise.all(Array.from({ length: 300 }, (_, i) => signIn(burstEmail, 'burst ' + i)));
+    return { sequence, lockedAfter, burst: burst.map((r) => r.outcome) };
+  },
+  async costly() {
+    const { quietEmail, quietPassword, costly } = input;
+    const quiet = [];
+    for (let i = 0; i < 12; i++) quiet.push(await timed(() => signIn(quietEmail, quietPassword)));
+    const restKb = memory('VmRSS');
+    let settled = false;
+    const guesses = Promise.all(costly.map((email, i) => signIn(email, 'wrong guess ' + i))).finally(() => (settled = true));
+    const burst = [];
+    while (!settled || burst.length < 6) burst.push(await timed(() => signIn(quietEmail, quietPassword)));
+    const outcomes = (await guesses).map((r) => r.outcome);
+    return { quietMs: median(quiet.slice(2)), burstMs: median(burst), samples: burst.length, outcomes, restKb, peakKb: memory('VmHWM') };
+  },
+};
+const result = await scenarios[input.scenario]();
+await users.close();
+console.log(JSON.stringify(result));
+`;
+
+/** Runs a scenario of the tool's script on Node 20 (where the machine has it); resolves with its JSON. */
+function runTool(input: Record<string, unknown>, options: SpawnOptions = {}): Promise<Record<string, unknown>> {
+  const full = {
+    usersTable: config.usersTableName,
+    argon2Setting: formatArgon2Setting(config.argon2),
+    endpoint: process.env.DYNAMODB_ENDPOINT!,
+    ...input,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, ['tool.mjs', JSON.stringify(full)], { cwd: consumer, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0 || stderr.replace(SDK_NOTICES, '') !== '')
+        reject(new Error(`tool.mjs ${String(input.scenario)}: exit ${code}\n${stderr}`));
+      else resolve(JSON.parse(stdout) as Record<string, unknown>);
+    });
+  });
+}
+
+let owner: { ownerEmail: string; apiKey: string; ownerId: string };
+const create = async (email: string, password: string) =>
+  expect((await invoke(createUser, { user_email: email, user_password: password }, owner.apiKey)).status).toBe(200);
+/** Imports users with these hashes through the admin CLI, as an operator does. */
+async function importHashes(users: readonly { email: string; hash: string }[]) {
+  const file = join(consumer, `import-${users[0]!.email}.jsonl`);
+  writeFileSync(file, users.map((u) => JSON.stringify({ user_email: u.email, password_hash: u.hash })).join('\n'));
+  const run = await runScript('admin/cli.ts', ['import-users', owner.ownerEmail, file], { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' });
+  expect([run.code, run.stderr]).toEqual([0, '']);
+}
 
 beforeAll(async () => {
   const built = await runScript('scripts/build-packages.ts', [], process.env);
-  expect([built.code, built.stderr]).toEqual([0, expect.stringContaining('wrote dist/sign-in/index.js\nwrote dist/sign-in/index.d.ts\n')]);
+  expect([built.code, built.stderr]).toEqual([
+    0,
+    expect.stringContaining('wrote dist/sign-in/index.js\nwrote dist/sign-in/index.d.ts\nwrote dist/sign-in/generated/blocklist.bin\n'),
+  ]);
   // The tool's back end: its own package, with this repository installed under its name.
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'tool-back-end', private: true, type: 'module' }));
   mkdirSync(join(consumer, 'node_modules'));
   symlinkSync(ROOT, join(consumer, 'node_modules', pkg.name), 'dir');
+  writeFileSync(join(consumer, 'tool.mjs'), TOOL_SCRIPT);
+  const made = await newOwner('package');
+  owner = { ...made, ownerId: (await stores.owners.findOwner(made.ownerEmail))!.ownerId };
 }, 120_000);
 
 describe('the built sign-in entry', () => {
@@ -45,49 +174,147 @@ describe('the built sign-in entry', () => {
     expect([...imported].filter((name) => /middy|powertools|aws-cdk|aws-lambda/.test(name))).toEqual([]);
     const declarations = readFileSync(join(ROOT, 'dist/sign-in/index.d.ts'), 'utf8');
     expect([...declarations.matchAll(/from '([^']+)'/g)].map((m) => m[1])).toEqual(['@aws-sdk/client-dynamodb']);
+    // changePassword's blocklist travels with it, where password-policy.ts looks for it.
+    expect(readFileSync(join(ROOT, 'dist/sign-in/generated/blocklist.bin'))).toEqual(
+      readFileSync(join(ROOT, 'functions/shared/domain/generated/blocklist.bin')),
+    );
   });
 
-  it('a plain Node.js ESM script in another folder imports it and signs a user in', async () => {
-    const owner = await newOwner('package');
-    const ownerId = (await stores.owners.findOwner(owner.ownerEmail))!.ownerId;
-    const email = uniqueEmail('package');
-    expect((await invoke(createUser, { user_email: email, user_password: 'from the built module' }, owner.apiKey)).status).toBe(200);
-    writeFileSync(
-      join(consumer, 'sign-in.mjs'),
-      `import { createSignIn } from '${pkg.name}/sign-in';
-const [usersTable, argon2Setting, endpoint, ownerId, email, password] = process.argv.slice(2);
-const users = createSignIn({
-  usersTable,
-  argon2Setting,
-  dynamodb: { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
-});
-const outcomes = [];
-for (const attempt of [password, password + '!', password]) outcomes.push((await users.signIn({ ownerId, email, password: attempt })).outcome);
-console.log(JSON.stringify({ node: process.versions.node, outcomes }));
-`,
-    );
-    const args = [
-      config.usersTableName,
-      formatArgon2Setting(config.argon2),
-      process.env.DYNAMODB_ENDPOINT!,
-      ownerId,
+  it('a plain Node.js script signs in, answers must-reset for a typo after byte 72, and changes the password', async () => {
+    const [email, bcryptEmail] = [uniqueEmail('package'), uniqueEmail('package-bcrypt')];
+    await create(email, 'from the built module');
+    const real = `${'correct horse battery staple '.repeat(3)}and a long tail`;
+    await importHashes([{ email: bcryptEmail, hash: bcrypt.hashSync(real, 4) }]);
+    const typo = `${real.slice(0, 72)}TYPO-after-byte-72`;
+    const result = await runTool({
+      scenario: 'flow',
+      ownerId: owner.ownerId,
       email,
-      'from the built module',
-    ];
-    const run = spawnSync(NODE, ['sign-in.mjs', ...args], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
-    // On Node 20 the AWS SDK warns that its releases after January 2027 need Node 22: nothing else on stderr.
-    const sdkNotice = /\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?show where the warning was created\)\n/;
-    expect([run.status, run.stderr.replace(sdkNotice, '')]).toEqual([0, '']);
-    const { node, outcomes } = JSON.parse(run.stdout) as { node: string; outcomes: string[] };
-    expect(Number(node.split('.')[0])).toBeGreaterThanOrEqual(20);
-    expect(outcomes).toEqual(['ok', 'wrong', 'ok']);
+      password: 'from the built module',
+      bcryptEmail,
+      real,
+      typo,
+    });
+    expect(Number((result.node as string).split('.')[0])).toBeGreaterThanOrEqual(20);
+    expect(result.outcomes).toEqual(['ok', 'wrong', 'ok', 'must-reset', 'must-reset', 'ok', 'wrong']);
+    expect(result.refused).toEqual({
+      outcome: 'refused',
+      reason: 'guessable',
+      message: 'new_password is too easy to guess: choose another.',
+    });
+    expect(result.changed).toEqual({ outcome: 'changed' });
   }, 60_000);
 
-  it("a consumer's tsc type-checks the data contract's example against the declarations, and refuses a misuse", () => {
+  it('forced every run: a reset that lands while the old password is being verified wins, the sign-in answers wrong', async () => {
+    const email = uniqueEmail('package-race');
+    // bcrypt cost 14, verified in the costly lane at the lowest priority: over a second in which to reset.
+    await importHashes([{ email, hash: bcrypt.hashSync('the old password', 14) }]);
+    const signingIn = runTool({ scenario: 'race', ownerId: owner.ownerId, email, password: 'the old password' });
+    const stateOf = async () =>
+      (
+        await stores.client.send(
+          new GetCommand({ TableName: config.usersTableName, Key: signInStateKey(owner.ownerId, email), ConsistentRead: true }),
+        )
+      ).Item;
+    // Counted means verifying now: reset then.
+    await waitFor(async () => ((await stateOf())?.failures === 1 ? true : undefined), 30_000, 'the attempt counted');
+    expect((await invoke(resetUserPassword, { user_email: email, new_password: 'the new password' }, owner.apiKey)).status).toBe(200);
+    expect(await signingIn).toEqual({ outcome: 'wrong' });
+  }, 120_000);
+
+  it('the waits hold under a fake clock; an unknown e-mail answers the same 200 times; 300 parallel guesses verify six', async () => {
+    const [known, unknown, burstEmail] = [uniqueEmail('package-known'), uniqueEmail('package-unknown'), uniqueEmail('package-burst')];
+    await create(known, 'known password');
+    await create(burstEmail, 'burst password');
+    const result = (await runTool({ scenario: 'waits', fakeClock: true, ownerId: owner.ownerId, known, unknown, burstEmail })) as {
+      sequence: { known: string[]; unknown: string[] };
+      lockedAfter: number;
+      burst: string[];
+    };
+    expect(result.sequence.unknown).toEqual(result.sequence.known);
+    expect(result.sequence.known.filter((o) => o === 'wrong')).toHaveLength(MAX_FAILED_SIGN_INS);
+    expect(new Set(result.sequence.known)).toEqual(new Set(['wrong', 'throttled', 'locked']));
+    expect(result.lockedAfter).toBeGreaterThanOrEqual(24 * 3600);
+    expect(result.lockedAfter).toBe(fastestLockoutSeconds());
+    expect([result.burst.filter((o) => o === 'wrong').length, result.burst.filter((o) => o === 'throttled').length]).toEqual([6, 294]);
+    const state = await stores.client.send(
+      new GetCommand({ TableName: config.usersTableName, Key: signInStateKey(owner.ownerId, burstEmail), ConsistentRead: true }),
+    );
+    expect(state.Item?.failures).toBe(6);
+  }, 300_000);
+
+  describe('changePassword and the stream', () => {
+    let delivery: Awaited<ReturnType<typeof startTestDelivery>>;
+    beforeAll(async () => {
+      delivery = await startTestDelivery();
+    }, 60_000);
+    afterAll(() => delivery?.stop());
+
+    it('a blocklisted password is refused with the reason; a good one emits exactly one UserPasswordReset', async () => {
+      const [bcryptEmail, marker] = [uniqueEmail('package-event'), uniqueEmail('package-marker')];
+      const real = `${'correct horse battery staple '.repeat(3)}and a long tail`;
+      await importHashes([{ email: bcryptEmail, hash: bcrypt.hashSync(real, 4) }]);
+      const typo = `${real.slice(0, 72)}TYPO`;
+      const email = uniqueEmail('package-other');
+      await create(email, 'another password');
+      const result = await runTool({
+        scenario: 'flow',
+        ownerId: owner.ownerId,
+        email,
+        password: 'another password',
+        bcryptEmail,
+        real,
+        typo,
+      });
+      expect([result.refused, result.changed]).toEqual([
+        { outcome: 'refused', reason: 'guessable', message: 'new_password is too easy to guess: choose another.' },
+        { outcome: 'changed' },
+      ]);
+      await create(marker, 'marker password');
+      const of = (who: string) => delivery.events().filter((e) => e.detail.user_email === who && e.detail.owner_id === owner.ownerId);
+      await waitFor(() => of(marker)[0], 30_000, "the marker's UserCreated");
+      expect(of(bcryptEmail).map((e) => e['detail-type'])).toEqual(['UserCreated', 'UserPasswordReset']);
+      expect(of(email).map((e) => e['detail-type'])).toEqual(['UserCreated']);
+    }, 120_000);
+  });
+
+  it('8 parallel wrong guesses at ceiling hashes: a stage-setting sign-in within 2x its quiet time, memory within the bound', async () => {
+    const argon2 = await argon2Hash('the ceiling password', { algorithm: 2, memoryCost: 262_144, timeCost: 10, parallelism: 8 });
+    const bcrypt14 = bcrypt.hashSync('the ceiling password', 14);
+    const pbkdf2 = `pbkdf2_sha256$2000000$ceilingsalt$${pbkdf2Sync('the ceiling password', 'ceilingsalt', 2_000_000, 32, 'sha256').toString('base64')}`;
+    const ceilings = [argon2, argon2, argon2, bcrypt14, bcrypt14, bcrypt14, pbkdf2, pbkdf2].map((hash) => ({
+      email: uniqueEmail('ceiling'),
+      hash,
+    }));
+    await importHashes(ceilings);
+    const quietEmail = uniqueEmail('quiet');
+    await create(quietEmail, 'the quiet password');
+    const result = (await runTool({
+      scenario: 'costly',
+      ownerId: owner.ownerId,
+      quietEmail,
+      quietPassword: 'the quiet password',
+      costly: ceilings.map((c) => c.email),
+    })) as { quietMs: number; burstMs: number; samples: number; outcomes: string[]; restKb: number; peakKb: number };
+    // The bound the data contract states: at rest, plus one argon2 verification at the import's ceiling per place
+    // (one place), plus four at the stage's setting on libuv's pool, plus 64 MiB for the worker thread and buffers.
+    const boundKb = result.restKb + 262_144 + 4 * config.argon2.memoryCost + 64 * 1024;
+    console.log(JSON.stringify({ ...result, boundKb, ratio: result.burstMs / result.quietMs }));
+    expect(result.outcomes.every((o) => o === 'wrong' || o === 'busy')).toBe(true);
+    expect(result.outcomes).toContain('wrong');
+    expect(result.peakKb).toBeLessThanOrEqual(boundKb);
+    expect(result.burstMs).toBeLessThanOrEqual(2 * result.quietMs);
+  }, 300_000);
+
+  it("a consumer's tsc type-checks the data contract's example, refuses a misuse and a switch that misses an outcome", () => {
     const page = readFileSync(join(ROOT, 'docs/data-contract.md'), 'utf8');
     const example = /<!-- sign-in example[^\n]*-->\n```ts\n([\s\S]*?)```/.exec(page)?.[1];
     expect(example).toContain(`from '${pkg.name}/sign-in'`);
     writeFileSync(join(consumer, 'example.ts'), example!);
+    // The same code with the `busy` case of the sign-in's switch left out.
+    const missing = example!.replace(/ {4}case 'busy':\n {6}return `say "try again in \$\{result\.retryAfterSeconds\} seconds"`;\n/, '');
+    expect(missing).not.toBe(example);
+    writeFileSync(join(consumer, 'missing.ts'), missing);
     writeFileSync(
       join(consumer, 'misuse.ts'),
       `import { createSignIn } from '${pkg.name}/sign-in';
@@ -119,5 +346,8 @@ export const n: number = (await users.signIn({ ownerId: 'o', email: 'e', passwor
     expect(bad.status).not.toBe(0);
     expect(bad.stdout).toContain("Property 'argon2Setting' is missing");
     expect(bad.stdout).toContain("is not assignable to type 'number'");
+    const incomplete = tsc('missing.ts');
+    expect(incomplete.status).not.toBe(0);
+    expect(incomplete.stdout).toContain('error TS2366: Function lacks ending return statement');
   }, 60_000);
 });

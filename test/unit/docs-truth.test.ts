@@ -83,6 +83,9 @@ const NOT_MEASURED: Record<string, string> = {
   '50 MB': "Lambda's limit for a zipped deployment package",
   '20 %': "staging's X-Ray sampling rate (a stage setting)",
   '100 %': "dev's X-Ray sampling rate (a stage setting)",
+  '256 MiB': "argon2's memory at the import ceiling, m=262,144 KiB (arithmetic)",
+  '7 MiB': "the default argon2id setting's memory, m=7,168 KiB (arithmetic)",
+  '64 MiB': "the sign-in's allowance for the costly lane's worker thread in its stated memory bound (sign-in-package.test.ts holds it)",
 };
 
 /** Variables a library reads by itself. */
