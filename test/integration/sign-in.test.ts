@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
@@ -522,6 +522,19 @@ describe('the real stream', () => {
       ).toEqual({ outcome: 'changed' });
       // A reset after the rehash: its write must pass, though the rehash's did not.
       await reset(imported, 'reset passphrase');
+      // A write no writer of this service makes: a new hash that keeps the old rehash mark. The consumer
+      // would call it a reset; the mapping's filter drops it, so npm start's delivery must too.
+      const kept = uniqueEmail('ev-kept-mark');
+      await importHashes([{ email: kept, hash: bcrypt.hashSync('kept password', 4) }]);
+      expect(await signInAs(kept, 'kept password')).toEqual({ outcome: 'ok' });
+      await stores.client.send(
+        new UpdateCommand({
+          TableName: config.usersTableName,
+          Key: userKey(owner.ownerId, kept),
+          UpdateExpression: 'SET password_hash = :other',
+          ExpressionAttributeValues: { ':other': await argon2Hash('another password', { algorithm: 2, ...config.argon2 }) },
+        }),
+      );
       await create(marker, 'marker password');
       const records = await stream.until((read) => read.some((r) => keysOf(r).pk === userPk(owner.ownerId, marker)), 'the marker');
       const about = (email: string) => records.filter((r) => keysOf(r).pk === userPk(owner.ownerId, email));
@@ -542,11 +555,13 @@ describe('the real stream', () => {
           .filter((e) => e.detail.owner_id === owner.ownerId && e.detail.user_email === email)
           .map((e) => e['detail-type']);
       await waitFor(() => events(marker)[0], 30_000, "the marker's UserCreated");
-      expect([events(changed), events(imported), events(unknown)]).toEqual([
+      expect([events(changed), events(imported), events(unknown), events(kept)]).toEqual([
         ['UserCreated', 'UserPasswordReset'],
         ['UserCreated', 'UserPasswordReset'],
         [],
+        ['UserCreated'],
       ]);
+      expect(described(kept, true)).toEqual(['INSERT PROFILE']);
     } finally {
       stream.stop();
       await delivery.stop();
