@@ -1,9 +1,10 @@
 /**
  * The layers as a check (`npm run lint:ci`): the domain declares ports and imports no SDK, store or
- * HTTP code; the store never reaches up into HTTP; runtime code (functions/, and sign-in/, which a
- * tool's back end runs) imports nothing build-time or local-only, and no devDependency but for
- * types; the sign-in entry reaches nothing of the Lambda pipeline; the admin CLI (which runs against
- * deployed stages too) imports nothing local-only; no import cycles anywhere.
+ * HTTP code; the store never reaches up into HTTP; runtime code (functions/, and the sign-in
+ * package, which a tool's back end runs) imports nothing build-time or local-only, and no
+ * devDependency but for types; the sign-in entry reaches nothing of the Lambda pipeline; the client
+ * package stands alone; the admin CLI (which runs against deployed stages too) imports nothing
+ * local-only; no import cycles anywhere.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -47,8 +48,8 @@ module.exports = {
       name: 'runtime-not-build-time-or-local',
       comment: 'Runtime code (what the Lambda bundles hold) never imports build-time, local-only or test code.',
       severity: 'error',
-      from: { path: '^(functions|sign-in)/' },
-      to: { path: '^(codegen|local|scripts|bench|admin|lib|bin|test)/' },
+      from: { path: '^(functions|packages/sign-in)/' },
+      to: { path: '^(codegen|local|scripts|bench|capacity|admin|lib|bin|test|packages/client)/' },
     },
     {
       name: 'admin-not-local',
@@ -62,22 +63,22 @@ module.exports = {
       name: 'runtime-no-dev-dependencies',
       comment: 'A devDependency is not installed in a Lambda asset: runtime code may use one for its types only.',
       severity: 'error',
-      from: { path: '^(functions|sign-in)/' },
+      from: { path: '^(functions|packages/sign-in)/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'client-stands-alone',
       comment:
-        'The client (client/) is built from the published contract alone: it imports nothing of the service, its tools or its tests.',
+        'The client (packages/client/) is built from the published contract alone: it imports nothing of the service, its tools, its tests or another package.',
       severity: 'error',
-      from: { path: '^client/' },
-      to: { path: '^(functions|lib|local|admin|codegen|scripts|bench|bin|test)/' },
+      from: { path: '^packages/client/' },
+      to: { path: '^(functions|lib|local|admin|codegen|scripts|bench|capacity|bin|test|packages/(?!client/))' },
     },
     {
       name: 'client-only-openapi-fetch',
       comment: 'What the client imports at run time is installed with it: openapi-fetch and Node built-ins, nothing else.',
       severity: 'error',
-      from: { path: '^client/' },
+      from: { path: '^packages/client/' },
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
         dependencyTypesNot: ['type-only'],
@@ -85,11 +86,19 @@ module.exports = {
       },
     },
     {
+      name: 'package-imports-its-dependencies',
+      comment:
+        "A package's own code imports, at run time, only the npm packages its package.json lists (what a stranger's install brings) and Node built-ins.",
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/' },
+      to: { dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown', 'npm-peer', 'npm-optional'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'sign-in-is-not-the-pipeline',
       comment:
         "The sign-in module runs in a tool's back end: through everything it imports, nothing of the Lambda pipeline (HTTP, events, the contract's validators), middy, Powertools or the CDK. The contract's messages (plain text) it shares: changePassword refuses with the API's words.",
       severity: 'error',
-      from: { path: '^sign-in/' },
+      from: { path: '^packages/sign-in/' },
       to: {
         reachable: true,
         path: [
@@ -110,6 +119,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // The packages' build output (gitignored): its sources are checked instead.
+    exclude: { path: '^packages/[^/]+/dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -51,14 +51,14 @@ const LAMBDA_ENV = {
 
 export interface BundleResult {
   readonly bytes: number;
-  readonly import_ms_p50: number;
+  readonly importMsP50: number;
   /**
    * The function's package as the construct builds it, without the native argon2 binding that it
    * installs beside (per architecture): the bundle, its source map and the blocklist. Its bytes,
    * and its size as a zip (each file deflated, with a zip's headers).
    */
-  readonly package_bytes: number;
-  readonly package_zip_bytes: number;
+  readonly packageBytes: number;
+  readonly packageZipBytes: number;
 }
 
 export interface Bundles {
@@ -102,7 +102,7 @@ export async function measureBundles(root: string, imports = 10): Promise<Bundle
     const measure = async (name: string, outfile: string): Promise<BundleResult> => {
       await bundleAsDeployed(root, join(root, 'functions', name, 'handler.ts'), outfile);
       const samples = Array.from({ length: imports }, () => importMs(outfile));
-      return { bytes: statSync(outfile).size, import_ms_p50: round(median(samples), 1), ...packageSize(dirname(outfile)) };
+      return { bytes: statSync(outfile).size, importMsP50: round(median(samples), 1), ...packageSize(dirname(outfile)) };
     };
     const functions = {} as Bundles['functions'];
     for (const name of FUNCTIONS) functions[name] = await measure(name, join(dir, name, 'index.mjs'));
@@ -113,7 +113,7 @@ export async function measureBundles(root: string, imports = 10): Promise<Bundle
 }
 
 /** A folder's files in all, and as a zip would hold them: each deflated, plus its local and central headers (30 + 46 bytes and the name twice) and the end record (22). */
-function packageSize(dir: string): { package_bytes: number; package_zip_bytes: number } {
+function packageSize(dir: string): { packageBytes: number; packageZipBytes: number } {
   let bytes = 0;
   let zipped = 22;
   for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
@@ -123,5 +123,5 @@ function packageSize(dir: string): { package_bytes: number; package_zip_bytes: n
     bytes += content.length;
     zipped += Math.min(content.length, deflateRawSync(content).length) + 30 + 46 + 2 * Buffer.byteLength(name);
   }
-  return { package_bytes: bytes, package_zip_bytes: zipped };
+  return { packageBytes: bytes, packageZipBytes: zipped };
 }

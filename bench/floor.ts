@@ -12,13 +12,7 @@ import type { Argon2Setting } from '#platform/config';
 import type { DocumentClient } from '#store/client';
 import { PROFILE_SK, userKey, userPk } from '#store/table-layout';
 import { hashAt } from './argon2';
-import { median, perSecond, round } from './stats';
-
-/** A hash and then the write, back to back, as an operation does them. */
-export interface Floor {
-  readonly hash_then_put_ms_p50: number;
-  readonly hash_then_update_ms_p50: number;
-}
+import { perSecond } from './stats';
 
 /** Each back-to-back sample in the order taken, for pairing with the calls made beside them. */
 export interface FloorSamples {
@@ -155,13 +149,9 @@ export function floorProbe(db: DocumentClient, usersTableName: string, setting: 
       await calls.delete(id);
       return true;
     },
-    result(): Floor {
-      const p50 = (values: number[]) => round(median(values), 3);
-      return {
-        hash_then_put_ms_p50: p50(backToBack.hashThenPut),
-        hash_then_update_ms_p50: p50(backToBack.hashThenUpdate),
-      };
-    },
+    /** Every back-to-back sample so far, in the order taken. */
     samples: (): FloorSamples => backToBack,
   };
 }
+
+export type FloorProbe = ReturnType<typeof floorProbe>;

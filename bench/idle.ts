@@ -14,10 +14,10 @@ import { round } from './stats';
 import { processCpu } from './thread-cpu';
 
 export interface Idle {
-  readonly window_s: number;
+  readonly windowS: number;
   /** Shares of one core: 0.01 is 1 %. */
-  readonly node_core_share: number;
-  readonly dynamodb_local_core_share: number;
+  readonly nodeCoreShare: number;
+  readonly dynamodbLocalCoreShare: number;
 }
 
 const childrenOf = (pid: number) =>
@@ -62,9 +62,9 @@ export async function npmStartIdle(root: string, windowMs: number, settleMs = 3_
     const seconds = (performance.now() - started) / 1000;
     const after = [cpuMs(node), cpuMs(java)];
     return {
-      window_s: round(seconds, 1),
-      node_core_share: round((after[0]! - before[0]!) / 1000 / seconds, 3),
-      dynamodb_local_core_share: round((after[1]! - before[1]!) / 1000 / seconds, 3),
+      windowS: round(seconds, 1),
+      nodeCoreShare: round((after[0]! - before[0]!) / 1000 / seconds, 3),
+      dynamodbLocalCoreShare: round((after[1]! - before[1]!) / 1000 / seconds, 3),
     };
   } finally {
     child.kill('SIGINT');

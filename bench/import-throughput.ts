@@ -24,16 +24,16 @@ export interface ImportThroughput {
   readonly rows: number;
   /** Requests in flight: the import's conditional puts, the bare run's batches. */
   readonly concurrency: number;
-  readonly import_s: number;
-  readonly import_users_per_s: number;
+  readonly importS: number;
+  readonly importUsersPerS: number;
   /** Each bare run, before and after the import; the fastest is the yardstick. */
-  readonly bare_runs_per_s: number[];
-  readonly bare_batch_write_per_s: number;
+  readonly bareRunsPerS: number[];
+  readonly bareBatchWritePerS: number;
   /** The import's users per second over the fastest bare run's items per second. */
-  readonly import_vs_bare: number;
+  readonly importVsBare: number;
   /** The same items, one conditional PutItem each (the store's request), as many in flight. */
-  readonly bare_put_per_s: number;
-  readonly import_vs_bare_put: number;
+  readonly barePutPerS: number;
+  readonly importVsBarePut: number;
 }
 
 const BATCH = 25;
@@ -104,13 +104,13 @@ export async function importThroughput(options: {
     return {
       rows,
       concurrency: IN_FLIGHT,
-      import_s: round(importS, 2),
-      import_users_per_s: round(rows / importS, 1),
-      bare_runs_per_s: [round(before, 1), round(after, 1)],
-      bare_batch_write_per_s: round(bare, 1),
-      import_vs_bare: round(rows / importS / bare, 3),
-      bare_put_per_s: round(put, 1),
-      import_vs_bare_put: round(rows / importS / put, 3),
+      importS: round(importS, 2),
+      importUsersPerS: round(rows / importS, 1),
+      bareRunsPerS: [round(before, 1), round(after, 1)],
+      bareBatchWritePerS: round(bare, 1),
+      importVsBare: round(rows / importS / bare, 3),
+      barePutPerS: round(put, 1),
+      importVsBarePut: round(rows / importS / put, 3),
     };
   } finally {
     db.destroy();

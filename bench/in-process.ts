@@ -40,26 +40,78 @@ export const lambdaContext = (): Context => baseLambdaContext('bench');
 
 const { stores } = processStores();
 
-/** Counts DynamoDB round trips (retries included: the deserialize step runs once per attempt), by command. */
-export function installCallCounter() {
+export type CallCounter = ReturnType<typeof installCallCounter>;
+let counter: CallCounter | undefined;
+
+/** The call counter on the shared client, installed on first use (an SDK middleware is added once). */
+export const callCounter = (): CallCounter => {
+  counter ??= installCallCounter();
+  return counter;
+};
+
+/** The commands that read; every other one writes. */
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+/**
+ * Counts DynamoDB round trips (retries included: the deserialize step runs once per attempt), by
+ * command, and the capacity units they consumed as DynamoDB reports them when asked
+ * (ReturnConsumedCapacity TOTAL, set only while counting: the item's size rounded up, per 4 KB
+ * read and per 1 KB written; DynamoDB Local computes them as DynamoDB does). A request that
+ * fails (a condition not met) reports none: only successful requests' units are counted.
+ */
+function installCallCounter() {
   const counts = new Map<string, number>();
+  const units = { read: 0, write: 0 };
+  let counting = false;
+  const commandOf = (name: string | undefined) => (name ?? 'unknown').replace(/Command$/, '');
+  // Outermost (initialize): asks for the capacity consumed and reads it from the command's final output.
   stores.client.middlewareStack.add(
     (next, context) => async (args) => {
-      const name = context.commandName ?? 'unknown';
+      if (!counting) return next(args);
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      const total = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+      units[READS.has(commandOf(context.commandName)) ? 'read' : 'write'] += total;
+      return result;
+    },
+    { step: 'initialize', name: 'benchConsumedCapacity' },
+  );
+  // Innermost (deserialize): once per attempt, so retries count.
+  stores.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = commandOf(context.commandName);
       counts.set(name, (counts.get(name) ?? 0) + 1);
       return next(args);
     },
     { step: 'deserialize', name: 'benchCallCounter' },
   );
   return {
-    /** Runs `fn` and returns how many calls it made, in all and by command. */
-    async count(fn: () => Promise<unknown>): Promise<{ total: number; byCommand: Record<string, number> }> {
+    /** Runs `fn` and returns how many calls it made, in all and by command, and the capacity units they consumed. */
+    async count(fn: () => Promise<unknown>): Promise<CallCount> {
       counts.clear();
-      await fn();
-      const byCommand = Object.fromEntries([...counts].map(([name, n]) => [name.replace(/Command$/, ''), n]));
-      return { total: [...counts.values()].reduce((a, b) => a + b, 0), byCommand };
+      units.read = 0;
+      units.write = 0;
+      counting = true;
+      try {
+        await fn();
+      } finally {
+        counting = false;
+      }
+      return {
+        total: [...counts.values()].reduce((a, b) => a + b, 0),
+        byCommand: Object.fromEntries(counts),
+        capacityUnits: { ...units },
+      };
     },
   };
+}
+
+/** DynamoDB calls made, in all and by command (`PutItem`, `Query`...), and the capacity units they consumed (every table). */
+export interface CallCount {
+  readonly total: number;
+  readonly byCommand: Record<string, number>;
+  readonly capacityUnits: { readonly read: number; readonly write: number };
 }
 
 async function call(operationName: Operation, apiKey: string, body: object, expect = 200): Promise<APIGatewayProxyResult> {
@@ -82,7 +134,11 @@ export async function timeCall(operationName: Operation, apiKey: string, body: o
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 12)}@example.com`;
 
 /** DynamoDB calls per operation with a warm key cache, and for the first call with a new key. */
-export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, ownerEmail: string, warmKey: string) {
+export async function ddbCalls(
+  counter: CallCounter,
+  ownerEmail: string,
+  warmKey: string,
+): Promise<{ warm: Record<Operation, CallCount>; firstCallWithKey: Record<Operation, CallCount> }> {
   // Each operation has its own key cache, as each deployed function does: warm the key on all three
   // (this also records its use for the hour, so the counts below are the operations' own calls).
   await call('createUser', warmKey, { user_email: email('warm'), user_password: 'correct horse battery staple' });
@@ -96,7 +152,7 @@ export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, o
     ),
     deleteUser: await counter.count(() => call('deleteUser', warmKey, { user_email: user })),
   };
-  const cold = {} as Record<Operation, { total: number; byCommand: Record<string, number> }>;
+  const cold = {} as Record<Operation, CallCount>;
   const coldUser = email('cold');
   for (const name of ['createUser', 'resetUserPassword', 'deleteUser'] as const) {
     const { api_key: freshKey } = await issueKey(stores.owners, ownerEmail);
@@ -108,20 +164,22 @@ export async function ddbCalls(counter: ReturnType<typeof installCallCounter>, o
           : { user_email: coldUser };
     cold[name] = await counter.count(() => call(name, freshKey, body));
   }
-  return { warm, cold };
+  return { warm, firstCallWithKey: cold };
 }
 
 export interface DeleteScalingRow {
   readonly items: number;
   readonly ms: number;
-  readonly ms_per_item: number | null;
+  /** null for a user without associated items. */
+  readonly msPerItem: number | null;
   readonly calls: number;
-  readonly calls_bound: number;
+  /** 2 + ceil(items / 25): the Query, one BatchWriteItem per 25 items, the DeleteItem. */
+  readonly callsBound: number;
 }
 
 /** Deletes users holding n associated items (about 120 bytes each); median time of `reps`, calls of the last. */
 export async function deleteScaling(
-  counter: ReturnType<typeof installCallCounter>,
+  counter: CallCounter,
   ownerId: string,
   apiKey: string,
   sizes: readonly number[] = [0, 25, 250, 2_500],
@@ -155,9 +213,9 @@ export async function deleteScaling(
     rows.push({
       items,
       ms: round(ms),
-      ms_per_item: items > 0 ? round(ms / items, 4) : null,
+      msPerItem: items > 0 ? round(ms / items, 4) : null,
       calls,
-      calls_bound: 2 + Math.ceil(items / 25),
+      callsBound: 2 + Math.ceil(items / 25),
     });
   }
   return rows;

@@ -20,14 +20,14 @@ export interface PasswordChecks {
   readonly checked: number;
   /** Passwords the checks accepted: all but the rare random one that falls under a rule. */
   readonly accepted: number;
-  readonly cpu_ms_p50: number;
-  readonly cpu_ms_p99: number;
+  readonly cpuMsP50: number;
+  readonly cpuMsP99: number;
 }
 
 export interface OnlineCheck {
   readonly calls: number;
-  readonly wall_ms_p50: number;
-  readonly cpu_ms_per_call: number;
+  readonly wallMsP50: number;
+  readonly cpuMsPerCall: number;
 }
 
 /** The checks' CPU per password, `batches` batches of `batchSize` fresh passwords (half of them decomposed, so NFC has work). */
@@ -53,8 +53,8 @@ export async function passwordChecks(batches: number, batchSize = 1_000): Promis
   return {
     checked: batches * batchSize,
     accepted,
-    cpu_ms_p50: round(percentile(samples, 50), 4),
-    cpu_ms_p99: round(percentile(samples, 99), 4),
+    cpuMsP50: round(percentile(samples, 50), 4),
+    cpuMsP99: round(percentile(samples, 99), 4),
   };
 }
 
@@ -79,7 +79,7 @@ export async function onlineCheck(calls: number): Promise<OnlineCheck> {
       wall.push(performance.now() - started);
     }
     const cpu = process.cpuUsage(cpuStart);
-    return { calls, wall_ms_p50: round(percentile(wall, 50), 3), cpu_ms_per_call: round((cpu.user + cpu.system) / 1000 / calls, 3) };
+    return { calls, wallMsP50: round(percentile(wall, 50), 3), cpuMsPerCall: round((cpu.user + cpu.system) / 1000 / calls, 3) };
   } finally {
     standIn.close();
   }

@@ -1,224 +1,63 @@
-/** The benchmark's result, and its rendering as the Markdown printed and kept in bench/RESULTS.md. */
+/**
+ * The benchmark's report: every measurement's result under its name with the run's metadata and
+ * the targets judged (the object bench/RESULTS.json holds), and its rendering as the Markdown
+ * printed and kept in bench/RESULTS.md, from that object alone.
+ */
 
-import type { Floor } from './floor';
-import type { Idle } from './idle';
-import type { ImportThroughput } from './import-throughput';
-import type { DeleteScalingRow } from './in-process';
-import type { MemoryModelRow } from './lambda-memory';
-import type { LambdaCpuPhase, LambdaCpuResult } from './lambda-process';
-import type { OnlineCheck, PasswordChecks } from './password-checks';
+import type { BenchReport, Measurement, RunMeta, Target } from './measurement';
 
-export type Op = 'createUser' | 'resetUserPassword' | 'deleteUser';
-type Latency = { p50_ms: number; p99_ms: number; per_s: number; requests: number; errors: number };
+// biome-ignore lint/suspicious/noExplicitAny: a list holds measurements of every result type.
+export type AnyMeasurement = Measurement<any>;
 
-export interface Target {
-  readonly target: string;
-  readonly value: number | string;
-  readonly met: boolean;
-  /** Context for reading the figure: what it is made of. */
-  readonly note?: string;
+/**
+ * The report from each measurement's result: `meta`, then `targets` (by measurement, in the list's
+ * order, each measurement's targets in its own order), then the results in the list's order. A
+ * measurement without a result (not run) is left out, and so are its targets.
+ */
+export function assembleReport(meta: RunMeta, measurements: readonly AnyMeasurement[], results: ReadonlyMap<string, object>): BenchReport {
+  const report: BenchReport = { meta, targets: {} };
+  const ran = measurements.filter((measurement) => results.has(measurement.name));
+  for (const measurement of ran) report[measurement.name] = results.get(measurement.name);
+  for (const measurement of ran) {
+    const targets = measurement.targets(results.get(measurement.name), report);
+    if (Object.keys(targets).length > 0) report.targets[measurement.name] = targets;
+  }
+  return report;
 }
 
-export interface BenchReport {
-  meta: {
-    date: string;
-    node: string;
-    cpu: string;
-    cores: number;
-    /** A `--quick` run: about a third of the requests. */
-    quick: boolean;
-    duration_s: number;
-    load_average: { before: number; after: number };
-  };
-  argon2: {
-    /** The setting the service ran with (ARGON2_SETTING, else the default). */
-    service_setting: string;
-    default_setting: string;
-    /** OWASP's five equivalent settings, one hash at a time in the Lambda stand-in, interleaved. */
-    settings: { setting: string; cpu_ms: number; wall_ms_p50: number; requests: number }[];
-    /** The setting with the least CPU per hash. */
-    fastest: string;
-    /** The service's setting with every core hashing. */
-    hashes_per_s: number;
-  };
-  floor: Floor;
-  handler_c1_p50_ms: { createUser: number; resetUserPassword: number };
-  handler_over_back_to_back: { createUser: number; resetUserPassword: number };
-  http_over_back_to_back: { createUser: number; resetUserPassword: number };
-  cpu_in_process: LambdaCpuResult;
-  /** CPU per request beyond the hash: the operation's, its SDK floor's, and the difference (the service's share). */
-  service_share: Record<Op, { operation_ms: number; sdk_floor_ms: number; share_ms: number }>;
-  http_cpu: Record<Op, { requests: number; cpu_ms: number; hash_cpu_ms: number; non_hash_cpu_ms: number }>;
-  /** The local server process's CPU per create, over the CPU of one hash at m=19456,t=2 (the old setting). */
-  create_cpu_vs_old_hash: number;
-  lambda_memory_model: MemoryModelRow[];
-  lambda_memory_chosen: Record<Op, number>;
-  lambda_memory_catalogue: Record<Op, number>;
-  /** createUser over HTTP at its best concurrency, the bare hash then PutItem at the same, and hashing alone. */
-  saturation: {
-    concurrency: number;
-    create_per_s: number;
-    create_errors: number;
-    bare_hash_then_put_per_s: number;
-    create_vs_hash_limit: number;
-    bare_vs_hash_limit: number;
-    /** DynamoDB Local's process CPU per write, in the create window and in the bare window. */
-    engine_cpu_ms_per_write: { create: number; bare: number };
-    /** One hash's CPU with every core hashing: cores over hashes per second. */
-    hash_cpu_ms: number;
-  };
-  /** admin import-users' function on pre-hashed rows, against the bare BatchWriteItem (and PutItem) of the same items. */
-  import_throughput: ImportThroughput;
-  /** Each operation over HTTP at concurrency 1. */
-  c1: Record<Op, Latency & { concurrency: number }>;
-  ddb_calls: Record<string, number>;
-  ddb_calls_by_command: Record<string, Record<string, number>>;
-  ddb_calls_auth_cold: Record<string, number>;
-  ddb_calls_auth_cold_by_command: Record<string, Record<string, number>>;
-  delete_scaling: DeleteScalingRow[];
-  bundle: Record<Op, { bytes: number; import_ms_p50: number; package_bytes: number; package_zip_bytes: number }>;
-  /** The password policy's checks, CPU per password, in the Lambda stand-in. */
-  password_checks: PasswordChecks;
-  /** The online password check when a stage turns it on, against a loopback stand-in. */
-  online_check: OnlineCheck;
-  /** `npm start` doing nothing. */
-  npm_start_idle: Idle;
-  targets: Target[];
-}
+/** The report as bench/RESULTS.json holds it: 2-space indented, keys in the report's order, a final newline. */
+export const reportJson = (report: BenchReport): string => `${JSON.stringify(report, null, 2)}\n`;
 
-const OPS: Op[] = ['createUser', 'resetUserPassword', 'deleteUser'];
+/** Every target of the report, in order. */
+export const allTargets = (report: BenchReport): Target[] => Object.values(report.targets).flatMap((targets) => Object.values(targets));
 
 /** A Markdown table with its columns padded, as the formatter (`npm run lint`) lays them out. */
-function table(head: string[], rows: (string | number)[][]): string {
-  const cells = [head, ...rows].map((row) => row.map(String));
+export function table(head: string[], rows: (string | number | null | undefined)[][]): string {
+  const cells = [head, ...rows].map((row) => row.map((cell) => (cell === null || cell === undefined ? '' : String(cell))));
   const widths = head.map((_, i) => Math.max(3, ...cells.map((row) => (row[i] ?? '').length)));
   const line = (row: string[]) => `| ${widths.map((width, i) => (row[i] ?? '').padEnd(width)).join(' | ')} |`;
   const [first, ...rest] = cells;
   return [line(first!), line(widths.map((width) => '-'.repeat(width))), ...rest.map(line)].join('\n');
 }
 
-const calls = (byCommand: Record<string, number>) =>
-  Object.entries(byCommand)
-    .map(([name, n]) => `${n} ${name}`)
-    .join(' + ');
-
-export function renderReport(r: BenchReport): string {
+/** bench/RESULTS.md: the run, the targets table, then each measurement's section in the list's order. */
+export function renderReport(report: BenchReport, measurements: readonly AnyMeasurement[]): string {
+  const { meta } = report;
+  const sections = measurements
+    .filter((measurement) => report[measurement.name] !== undefined)
+    .map((measurement) => measurement.render(report[measurement.name] as object, report).trim());
   return `# Benchmark results
 
-Generated by \`npm run bench${r.meta.quick ? ' -- --quick' : ''}\` on ${r.meta.date}: Node ${r.meta.node}, ${r.meta.cores} × ${r.meta.cpu}, ${r.meta.duration_s} s, load average ${r.meta.load_average.before} before and ${r.meta.load_average.after} after.
-DynamoDB Local (Java), the service and the load generator share these cores. The service ran with argon2id ${r.argon2.service_setting}. Rerun to regenerate; bench/README.md says what each figure is.
+Generated by \`npm run bench${meta.quick ? ' -- --quick' : ''}\` on ${meta.date} at commit ${meta.gitCommit?.slice(0, 12) ?? 'unknown'}${meta.gitDirty ? ' (with uncommitted changes)' : ''}: Node ${meta.node}, ${meta.cores} × ${meta.cpu}, ${meta.durationS} s, load average ${meta.loadAverage.before.oneMinute} before and ${meta.loadAverage.after.oneMinute} after.
+DynamoDB Local (Java), the service and the load generator share these cores. The service ran with argon2id ${meta.argon2Setting}. Rerun to regenerate; bench/README.md says what each figure is, and bench/RESULTS.json holds this run as data.
 
 ## Targets
 
 ${table(
   ['target', 'measured', 'met', 'made of'],
-  r.targets.map((t) => [t.target, t.value, t.met ? 'yes' : '**no**', t.note ?? '']),
+  allTargets(report).map((t) => [t.target, t.value, t.met ? 'yes' : '**no**', t.note ?? '']),
 )}
 
-## Password checks
-
-What a create or reset checks before its hash (NFC, the length in code points, the user's e-mail and its local part, 100 blocked words of the owner's, the blocklist's binary search), in the Lambda stand-in after its rounds: ${r.password_checks.checked} random passwords in batches of 1,000 (half of them decomposed, so that NFC has work), **${r.password_checks.cpu_ms_p50} ms CPU p50** and ${r.password_checks.cpu_ms_p99} ms p99 per password; ${r.password_checks.accepted} accepted. This is part of each operation's row in the CPU table below, and of its share above the SDK floor.
-
-The online check, when a stage turns it on (off by default; never called when off): one request per password the offline rules accept, ${r.online_check.calls} calls against a stand-in range server on loopback answering about 900 padded lines, **${r.online_check.wall_ms_p50} ms wall p50**, ${r.online_check.cpu_ms_per_call} ms of this process's CPU per call (the stand-in's serving included), before the network's round trip to the real service.
-
-## argon2id: OWASP's five equivalent settings, side by side
-
-One hash at a time in the Lambda stand-in, interleaved in rounds with everything below; CPU is the process's (all threads) per hash.
-
-${table(
-  ['setting', 'CPU ms per hash', 'wall ms p50', 'hashes', ''],
-  r.argon2.settings.map((s) => [
-    s.setting,
-    s.cpu_ms,
-    s.wall_ms_p50,
-    s.requests,
-    [s.setting === r.argon2.fastest ? 'fastest' : '', s.setting === r.argon2.default_setting ? 'default' : ''].filter(Boolean).join(', '),
-  ]),
-)}
-
-## The service over its floor
-
-The SDK floor: the service's own document client sending the operation's bare DynamoDB calls after one hash at the service's setting, back to back, no pipeline, no HTTP: ${r.floor.hash_then_put_ms_p50} ms for a hash then the PutItem, ${r.floor.hash_then_update_ms_p50} ms for a hash then the UpdateItem (p50).
-
-- The handler alone, called in process as Lambda calls it, alternating with that bare work: createUser ${r.handler_c1_p50_ms.createUser} ms (${r.handler_over_back_to_back.createUser} ×), resetUserPassword ${r.handler_c1_p50_ms.resetUserPassword} ms (${r.handler_over_back_to_back.resetUserPassword} ×) p50.
-- Over HTTP at concurrency 1 (the local server in its own process): createUser ${r.c1.createUser.p50_ms} ms (${r.http_over_back_to_back.createUser} ×), resetUserPassword ${r.c1.resetUserPassword.p50_ms} ms (${r.http_over_back_to_back.resetUserPassword} ×), deleteUser ${r.c1.deleteUser.p50_ms} ms p50.
-
-## CPU per request
-
-Read per thread from /proc: the hash is what libuv's pool threads spent (argon2 runs there), the rest every other thread (pipeline, SDK, HTTP to DynamoDB, logging; V8's GC helpers). In process: a Lambda stand-in calls the handlers as Lambda does, warm, one at a time, logging at INFO (${r.cpu_in_process.createUser.requests} requests per phase). Over HTTP: the local server's process at concurrency 1.
-
-${table(
-  ['phase', 'CPU ms', 'hash CPU ms', 'non-hash CPU ms', 'wall ms p50', 'over HTTP: CPU ms', 'over HTTP: non-hash CPU ms'],
-  (Object.keys(r.cpu_in_process) as LambdaCpuPhase[]).map((phase) => {
-    const c = r.cpu_in_process[phase]!;
-    const http = (OPS as string[]).includes(phase) ? r.http_cpu[phase as Op] : undefined;
-    return [phase, c.cpu_ms, c.hash_cpu_ms, c.non_hash_cpu_ms, c.wall_ms_p50, http?.cpu_ms ?? '', http?.non_hash_cpu_ms ?? ''];
-  }),
-)}
-
-\`nothing\` is a call that does nothing, measured as every call is: what reading /proc around a call costs, taken off every other row. \`hashThenPut\`, \`hashThenUpdate\` and \`queryThenDelete\` are the SDK floors, each run call by call beside its operation.
-
-## Lambda memory (arm64, model)
-
-From each operation's measured CPU (one full vCPU at 1,769 MB, a proportional share below, no gain above for one thread) and wait (wall clock minus CPU); list prices as of writing: $0.0000133334 per GB-second, $0.20 per million requests, duration billed per started millisecond. Chosen per function: the lowest latency among the sizes within 5 % of the cheapest, unless the catalogue's size costs at most 10 % above the cheapest and that choice is not more than 5 % faster (then it stands). The stack deploys the catalogue's \`memoryMb\` (${OPS.map((op) => `${op} ${r.lambda_memory_catalogue[op]}`).join(', ')}).
-
-${table(
-  ['memory MB', ...OPS.map((op) => `${op} p50 ms`), ...OPS.map((op) => `${op} $/million`)],
-  [...new Set(r.lambda_memory_model.map((row) => row.memory_mb))].map((mb) => {
-    const row = (op: Op) => r.lambda_memory_model.find((m) => m.memory_mb === mb && m.operation === op);
-    const mark = (op: Op) => (r.lambda_memory_chosen[op] === mb ? ' (chosen)' : '');
-    return [mb, ...OPS.map((op) => `${row(op)?.p50_ms}${mark(op)}`), ...OPS.map((op) => row(op)?.usd_per_million ?? '')];
-  }),
-)}
-
-## Throughput
-
-At concurrency ${r.saturation.concurrency}: createUser over HTTP **${r.saturation.create_per_s}/s** (${r.saturation.create_errors} errors), ${r.saturation.create_vs_hash_limit} × the ${r.argon2.hashes_per_s} hashes/s of the service's setting alone, every core busy, in windows just before and after; the bare work (a hash then the PutItem with the SDK, no service) ${r.saturation.bare_hash_then_put_per_s}/s, ${r.saturation.bare_vs_hash_limit} × hashing alone. DynamoDB Local shares the cores: its CPU per write is part of every figure but the last, and was measured in the same windows: ${r.saturation.engine_cpu_ms_per_write.create} ms per create, ${r.saturation.engine_cpu_ms_per_write.bare} ms per bare write, against ${r.saturation.hash_cpu_ms} ms of CPU per hash (the two cores over the hashes per second).
-
-${table(
-  ['operation', 'c=1 p50 ms', 'c=1 p99 ms', 'c=1 req/s', 'errors'],
-  OPS.map((op) => [op, r.c1[op].p50_ms, r.c1[op].p99_ms, r.c1[op].per_s, r.c1[op].errors]),
-)}
-
-## Import throughput
-
-${r.import_throughput.rows} pre-hashed rows through \`importUsers\` (what \`admin import-users\` runs: a conditional PutItem per user, ${r.import_throughput.concurrency} in flight) in ${r.import_throughput.import_s} s: **${r.import_throughput.import_users_per_s} users/s**, ${r.import_throughput.import_vs_bare} × the fastest bare write of the same items in this run (BatchWriteItem of 25 with the SDK, ${r.import_throughput.concurrency} in flight, no service code: ${r.import_throughput.bare_batch_write_per_s} items/s; runs before and after the import ${r.import_throughput.bare_runs_per_s.join(' and ')}/s). The same items as bare conditional PutItems, one per item at the same concurrency: ${r.import_throughput.bare_put_per_s}/s (the import ${r.import_throughput.import_vs_bare_put} × that).
-
-## DynamoDB calls per request
-
-${table(
-  ['operation', 'warm key cache', 'first call with a key'],
-  OPS.map((op) => [
-    op,
-    `${r.ddb_calls[op]} (${calls(r.ddb_calls_by_command[op]!)})`,
-    `${r.ddb_calls_auth_cold[op]} (${calls(r.ddb_calls_auth_cold_by_command[op]!)})`,
-  ]),
-)}
-
-## deleteUser with associated data (in process)
-
-${table(
-  ['items', 'ms', 'ms per item', 'DynamoDB calls', 'bound 2 + ceil(n/25)'],
-  r.delete_scaling.map((row) => [row.items, row.ms, row.ms_per_item ?? '', row.calls, row.calls_bound]),
-)}
-
-## Bundles (esbuild as the CDK construct runs it; the native binding is installed beside, not counted)
-
-The package is what the construct puts in the function's asset apart from the native argon2 binding: the bundle, its source map and the blocklist (\`generated/blocklist.bin\`); its zip size is each file deflated, with a zip's headers. The import is timed in a fresh Node process and includes reading the blocklist.
-
-${table(
-  ['function', 'bytes', 'import ms p50 (fresh Node)', 'package bytes', 'package zipped bytes'],
-  OPS.map((op) => [
-    op,
-    `${r.bundle[op].bytes} (${(r.bundle[op].bytes / 1000).toFixed(1)} KB)`,
-    r.bundle[op].import_ms_p50,
-    r.bundle[op].package_bytes,
-    r.bundle[op].package_zip_bytes,
-  ]),
-)}
-
-## npm start at rest
-
-Over ${r.npm_start_idle.window_s} s of nothing, after it listened: its Node process (the server and the lifecycle events' stream poller) ${r.npm_start_idle.node_core_share} of a core, DynamoDB Local (answering the poller) ${r.npm_start_idle.dynamodb_local_core_share}.
+${sections.join('\n\n')}
 `;
 }

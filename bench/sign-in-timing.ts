@@ -21,7 +21,7 @@ import { LOCAL_TABLES } from '#store/local-engine';
 import { createUsersStore } from '#store/users-store';
 import { ensureTables, startDynamoDbLocal } from '../local/dynamodb-local';
 import { freePort } from '../local/free-port';
-import { createSignIn } from '../sign-in/index';
+import { createSignIn } from '../packages/sign-in/src/index';
 import { percentile, progress, round } from './stats';
 
 const args = process.argv.slice(2);

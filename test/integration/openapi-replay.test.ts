@@ -18,9 +18,11 @@ import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
 import {
   DEFAULT_BASE_URL,
+  duplicated,
   EXAMPLE_IDEMPOTENCY_KEY,
   EXAMPLE_OWNER_EMAIL,
   EXAMPLE_USER_EMAIL,
+  type JsonObject,
   NOT_UTF8_STAND_IN,
   OPENAPI_PATH,
 } from '../../codegen/openapi';
@@ -58,6 +60,8 @@ interface Replay {
   readonly oversize?: boolean;
   /** The document's U+FFFD stands for a byte that is not UTF-8: 0xE9 is sent in its place. */
   readonly notUtf8?: boolean;
+  /** The body's first member is sent twice, as the example says in words (a JSON object in the document cannot show it). */
+  readonly duplicateName?: boolean;
   /** With the example Idempotency-Key: the same request was answered before (its success example's state), or
    * another body used the key, or the first request with it is still running. */
   readonly idempotencyKey?: 'sent-before' | 'used-with-another-body' | 'in-progress';
@@ -71,6 +75,7 @@ const REPLAYS: Record<string, Replay> = {
   ownerGone: { ownerGone: true },
   bodyTooLarge: { oversize: true },
   bodyNotUtf8: { notUtf8: true },
+  bodyDuplicateName: { duplicateName: true },
   contentTypeNotJson: { headers: { 'content-type': 'text/plain' } },
   storageFailure: { storageFails: true },
   idempotencyKeyInvalid: { headers: { 'idempotency-key': 'too-short' } },
@@ -157,7 +162,7 @@ describe('every documented example, replayed against the local server', () => {
       ['throttled', 429],
       ['throttled', 429],
     ]);
-    expect(replayed.length).toBe(55);
+    expect(replayed.length).toBe(58);
   });
 
   it('runs every set-up step below in every run: each kind of Replay is needed by some replayed example', () => {
@@ -165,6 +170,7 @@ describe('every documented example, replayed against the local server', () => {
       Object.entries(replayFor(e)).map(([step, value]) => (step === 'idempotencyKey' ? `${step}: ${value}` : step)),
     );
     expect([...new Set(steps)].sort()).toEqual([
+      'duplicateName',
       'headers',
       'idempotencyKey: in-progress',
       'idempotencyKey: sent-before',
@@ -205,6 +211,7 @@ describe('every documented example, replayed against the local server', () => {
     }
     let body: string | Buffer = JSON.stringify(asOwner(example.request));
     if (replay.oversize) body = JSON.stringify({ ...asOwner(example.request), padding: 'x'.repeat(MAX_BODY_BYTES) });
+    if (replay.duplicateName) body = duplicated(asOwner(example.request) as JsonObject);
     if (replay.notUtf8) {
       expect(body).toContain(NOT_UTF8_STAND_IN);
       body = Buffer.concat(

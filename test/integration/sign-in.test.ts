@@ -1,5 +1,5 @@
 /**
- * The sign-in module (sign-in/index.ts) run as a tool runs it, against DynamoDB Local, on users the
+ * The sign-in package (packages/sign-in/src/index.ts) run as a tool runs it, against DynamoDB Local, on users the
  * service itself stored: created through the createUser handler, or imported by the admin CLI with
  * hashes other tools made. Every outcome of the contract's table; NFC then as given; the upgrade to
  * argon2id at the stage's setting; bcrypt's 72 bytes; a reset that wins a race; the growing waits
@@ -31,7 +31,7 @@ import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
 import { SIGN_IN_ACTIONS } from '../../lib/constructs/sign-in-grant';
-import { createSignIn } from '../../sign-in/index';
+import { createSignIn } from '../../packages/sign-in/src/index';
 import { invoke } from '../support/events';
 import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner, uniqueEmail } from '../support/local';

@@ -1,5 +1,5 @@
 /**
- * The client (client/) against `npm start` over real HTTP: the three operations, every refusal as a
+ * The client (packages/client) against `npm start` over real HTTP: the three operations, every refusal as a
  * typed value, and its retries through a proxy that loses an answer, throttles, fails or never answers.
  * A create whose answer was lost is retried into the first run's answer, generated password and
  * all, with exactly one UserCreated in the events file `npm start` writes.
@@ -19,6 +19,7 @@ import { createDocumentClient } from '#store/client';
 import { LOCAL_TABLES } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
 import { userKey } from '#store/table-layout';
+import { freePort } from '../../local/free-port';
 import {
   type Client,
   createClient,
@@ -28,8 +29,7 @@ import {
   StillProcessingError,
   ThrottledError,
   UnexpectedResponseError,
-} from '../../client/index';
-import { freePort } from '../../local/free-port';
+} from '../../packages/client/src/index';
 import { type ProxyStep, startFaultyProxy } from '../support/faulty-proxy';
 import { readEvents } from '../support/lifecycle-events';
 import { waitFor } from '../support/poll';
@@ -335,15 +335,5 @@ describe('retries', () => {
     controller.abort(new Error('caller gave up'));
     await expect(call).rejects.toThrow('caller gave up');
     expect(retries).toEqual([]);
-  });
-
-  it('a connection refused is a network failure, retried until maxAttempts', async () => {
-    const closed = `http://127.0.0.1:${await freePort()}`;
-    const error = await recordingClient(closed, { ...FAST, maxAttempts: 3 })
-      .client.createUser({ user_email: email('x') })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toMatchObject({ timedOut: false, attempts: 3 });
-    expect((error as Error).message).toBe('createUser: no answer (ECONNREFUSED), after 3 attempt(s)');
   });
 });

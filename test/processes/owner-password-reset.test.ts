@@ -12,7 +12,7 @@ import { formatArgon2Setting, readPasswordSettings } from '#platform/config';
 import { localConnection } from '#store/client';
 import { processStores } from '#store/stores';
 import { signInStateKey, userKey } from '#store/table-layout';
-import { createSignIn } from '../../sign-in/index';
+import { createSignIn } from '../../packages/sign-in/src/index';
 import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner } from '../support/local';
 import { waitFor } from '../support/poll';

@@ -1,8 +1,9 @@
 /**
- * Whether the password lists refuse a field of a body: the shipped blocklist, the user's e-mail or
- * its local part (domain/password-policy.ts). No JSON Schema can state them, so properties that
- * hold the service's validation to a schema leave such bodies out. fast-check draws them more
- * often than chance would: "prototype" and "arguments", on the list, are among its biased strings.
+ * Whether the password lists refuse a field of a body: the shipped blocklist, the user's e-mail, its
+ * local part, and derivatives of the e-mail's context words, in comparison form
+ * (domain/password-policy.ts). No JSON Schema can state them, so properties that hold the service's
+ * validation to a schema leave such bodies out. fast-check draws them more often than chance would:
+ * "prototype" and "arguments", on the list, are among its biased strings.
  */
 
 import { checkPassword } from '#domain/password-policy';

@@ -8,7 +8,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { createOwner, issueKey, type KeyScope, revokeKey } from '#domain/owners';
+import { createOwner, issueKey, type KeyScope, revokeKey, setPasswordPolicy } from '#domain/owners';
 import { DEFAULT_ARGON2_SETTING, readPasswordPolicy } from '#platform/config';
 import { createDocumentClient } from '#store/client';
 import { createStores, processStores, type Stores } from '#store/stores';
@@ -51,6 +51,23 @@ export async function keyWithoutOwnerAccount(runPrefix: string): Promise<string>
   const owner = await stores.owners.findOwner(email);
   await stores.client.send(new DeleteCommand({ TableName: usersTableName, Key: userKey(owner!.ownerId, email) }));
   return key.api_key;
+}
+
+/**
+ * A key of a fresh owner whose password policy is `change`, set before the key is first used (so no
+ * warm key cache holds the owner without it), as `admin set-password-policy` sets it.
+ */
+export async function keyOfOwnerWithPolicy(
+  runPrefix: string,
+  change: { minLength?: number; blockedWords?: readonly string[] },
+): Promise<{ apiKey: string; ownerEmail: string }> {
+  const { stores } = stageStores();
+  const email = `${runPrefix}-policy-owner-${randomBytes(4).toString('hex')}@example.com`;
+  const passwords = { passwordPolicy: readPasswordPolicy(), argon2: DEFAULT_ARGON2_SETTING };
+  const key = await createOwner(stores.owners, email, passwords);
+  issued.push(key.key_id);
+  await setPasswordPolicy(stores.owners, email, change, passwords);
+  return { apiKey: key.api_key, ownerEmail: email };
 }
 
 /** Revokes every key made here. */

@@ -1,7 +1,7 @@
 /**
- * The client as other projects get it: `build:packages` writes the bundle and its declarations where
- * package.json `exports` points; the bundle imports openapi-fetch and nothing else (pinned in
- * `dependencies`); and the layer check keeps client/ apart from the service.
+ * The client package (packages/client) as its build writes it: the bundle and its declarations where
+ * its package.json `exports` points; the bundle imports openapi-fetch and nothing else (pinned in
+ * `dependencies`); and the layer check keeps packages/client apart from the service.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { buildPackages } from '../../codegen/packages';
+import { buildPackage, packageNamed } from '../../codegen/packages';
 import { ROOT } from '../support/processes';
 
 const copies: string[] = [];
@@ -22,17 +22,17 @@ afterAll(() => {
   for (const dir of copies) rmSync(dir, { recursive: true, force: true });
 });
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+const pkg = JSON.parse(readFileSync(join(ROOT, 'packages/client/package.json'), 'utf8')) as {
   exports: Record<string, Record<string, string>>;
   dependencies: Record<string, string>;
   files: string[];
 };
 
-describe('the ./client export', () => {
-  it('is built where package.json points, and its bundle imports openapi-fetch only', async () => {
+describe('the client package', () => {
+  it('is built where its package.json points, and its bundle imports openapi-fetch only', async () => {
     const out = scratch('packages-');
-    await buildPackages(ROOT, undefined, out);
-    const entry = pkg.exports['./client']!;
+    await buildPackage(ROOT, packageNamed('client'), out);
+    const entry = pkg.exports['.']!;
     for (const target of [entry.types!, entry.import!]) expect(existsSync(join(out, target))).toBe(true);
     const bundle = readFileSync(join(out, entry.import!), 'utf8');
     const imports = [...bundle.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm)].map(
@@ -42,7 +42,7 @@ describe('the ./client export', () => {
     expect(bundle).not.toMatch(/\brequire\(/);
     // The declarations carry the generated contract types with them.
     expect(readFileSync(join(out, entry.types!), 'utf8')).toContain("from './generated/openapi.js'");
-    expect(existsSync(join(out, 'dist/client/generated/openapi.d.ts'))).toBe(true);
+    expect(existsSync(join(out, 'dist/generated/openapi.d.ts'))).toBe(true);
   }, 120_000);
 
   it('depends on an exact openapi-fetch, and packs dist/ although git ignores it', () => {
@@ -52,10 +52,10 @@ describe('the ./client export', () => {
   });
 });
 
-describe('the layer check on client/', () => {
+describe('the layer check on packages/client', () => {
   const cruise = (cwd: string) => {
     const cruiser = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
-    const result = spawnSync(process.execPath, [cruiser, 'client', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], {
+    const result = spawnSync(process.execPath, [cruiser, 'packages', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], {
       cwd,
       encoding: 'utf8',
     });
@@ -68,13 +68,14 @@ describe('the layer check on client/', () => {
   });
 
   it.each([
-    ['the service', "import '../functions/shared/contract/messages';", 'client-stands-alone'],
-    ['the CDK app', "import '../lib/stage-config';", 'client-stands-alone'],
+    ['the service', "import '../../../functions/shared/contract/messages';", 'client-stands-alone'],
+    ['the CDK app', "import '../../../lib/stage-config';", 'client-stands-alone'],
+    ['the sign-in package', "import '../../sign-in/src/index';", 'client-stands-alone'],
     ['middy', "import '@middy/core';", 'client-only-openapi-fetch'],
-  ])('fails when client/ imports %s, naming the rule', (_, line, rule) => {
+  ])('fails when packages/client imports %s, naming the rule', (_, line, rule) => {
     const dir = scratch('client-layers-');
     for (const path of [
-      'client',
+      'packages',
       'functions',
       'lib',
       'local',
@@ -87,7 +88,7 @@ describe('the layer check on client/', () => {
       cpSync(join(ROOT, path), join(dir, path), { recursive: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-    appendFileSync(join(dir, 'client/index.ts'), `\n${line}\n`);
+    appendFileSync(join(dir, 'packages/client/src/index.ts'), `\n${line}\n`);
     const { status, output } = cruise(dir);
     expect(status).not.toBe(0);
     expect(output).toContain(rule);

@@ -1,14 +1,15 @@
 /**
  * The rules under `admin import-users`' hostile-file handling, without I/O: the line splitter
- * (`\n` only, CRLF, a leading BOM, strict UTF-8, 1 MiB per line) whatever the read chunks, the
- * scan for a name given twice, and `created_at` checked against the calendar. The CLI itself on
- * such files: test/processes/import-hostile-files.test.ts.
+ * (`\n` only, CRLF, a leading BOM, strict UTF-8, 1 MiB per line) whatever the read chunks, and
+ * `created_at` checked against the calendar. The scan for a name given twice, which the API's body
+ * step shares: test/unit/json-names.test.ts. The CLI itself on such files:
+ * test/processes/import-hostile-files.test.ts.
  */
 
 import { Readable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { duplicateName, instantOf } from '#domain/user-transfer';
+import { instantOf } from '#domain/user-transfer';
 import { type FileLine, fileLines } from '../../admin/import-file';
 
 /** The lines of `bytes` read in chunks of the given sizes (cycled). */
@@ -80,42 +81,6 @@ describe('fileLines', () => {
         [2, 'next'],
       ]);
     }
-  });
-});
-
-describe('duplicateName', () => {
-  it('finds the first name the object gives twice, decoded, at its own level only', () => {
-    expect(duplicateName('{"a":1,"b":2,"a":3,"b":4}')).toBe('a');
-    expect(duplicateName('{"user_email":"x","\\u0075ser_email":"y"}')).toBe('user_email');
-    expect(duplicateName('{"a\\"":1,"a\\\\":2,"a\\\\":3}')).toBe('a\\');
-    expect(duplicateName('{"x":"\\\\","y":"}\\",{","x":1}')).toBe('x');
-    expect(duplicateName('{"a":{"b":1,"b":2},"c":[{"a":1},{"a":2}],"d":"a","e":["a","a"]}')).toBeUndefined();
-    expect(duplicateName('{ "a" : "b" , "b" : "a" }')).toBeUndefined();
-    expect(duplicateName('{}')).toBeUndefined();
-  });
-
-  it('agrees with JSON.parse on any object: a duplicate exactly when a name repeats', () => {
-    const name = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('user_email', 'a"b', 'a\\', '\u2028'));
-    const value = fc.jsonValue({ maxDepth: 3 });
-    fc.assert(
-      fc.property(fc.array(fc.tuple(name, value), { maxLength: 8 }), fc.boolean(), (pairs, escaped) => {
-        // Written by hand, as another system's export may be: names may repeat, and may be escaped otherwise.
-        const written = pairs.map(([key, v]) => {
-          const quoted = escaped
-            ? `"${key
-                .split('')
-                .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-                .join('')}"`
-            : JSON.stringify(key);
-          return `${quoted}:${JSON.stringify(v)}`;
-        });
-        const text = `{${written.join(',')}}`;
-        expect(typeof JSON.parse(text)).toBe('object');
-        const seen = new Set<string>();
-        const first = pairs.map(([key]) => key).find((key) => seen.has(key) || !seen.add(key));
-        expect(duplicateName(text)).toBe(first);
-      }),
-    );
   });
 });
 

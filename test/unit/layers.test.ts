@@ -17,7 +17,7 @@ const copies: string[] = [];
 function cruise(cwd: string) {
   const result = spawnSync(
     process.execPath,
-    [CRUISER, 'functions', 'sign-in', 'admin', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'],
+    [CRUISER, 'functions', 'packages', 'admin', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'],
     {
       cwd,
       encoding: 'utf8',
@@ -26,11 +26,11 @@ function cruise(cwd: string) {
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-/** A copy of what the check reads (functions/, sign-in/, admin/, local/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules. */
+/** A copy of what the check reads (functions/, packages/, admin/, local/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules. */
 function copyOfTree(): string {
   const dir = mkdtempSync(join(tmpdir(), 'layers-'));
   copies.push(dir);
-  for (const path of ['functions', 'sign-in', 'admin', 'local', 'codegen', '.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) {
+  for (const path of ['functions', 'packages', 'admin', 'local', 'codegen', '.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) {
     cpSync(join(ROOT, path), join(dir, path), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
@@ -69,6 +69,24 @@ describe('the layer check', () => {
     ],
     ['a module the sign-in entry reaches importing middy', 'domain/sign-in.ts', "import '@middy/core';", 'sign-in-is-not-the-pipeline'],
     ['the admin CLI importing local-only code', '../../admin/replay-events.ts', "import '../local/free-port';", 'admin-not-local'],
+    [
+      'the sign-in package importing local-only code',
+      '../../packages/sign-in/src/index.ts',
+      "import '../../../local/free-port';",
+      'runtime-not-build-time-or-local',
+    ],
+    [
+      'the sign-in package importing the client package',
+      '../../packages/sign-in/src/index.ts',
+      "import '../../client/src/index';",
+      'runtime-not-build-time-or-local',
+    ],
+    [
+      'the sign-in package importing an npm package its package.json does not list',
+      '../../packages/sign-in/src/index.ts',
+      "import 'fast-check';",
+      'package-imports-its-dependencies',
+    ],
   ])('fails on %s, naming the rule', (_, file, line, rule) => {
     const dir = copyOfTree();
     appendFileSync(join(dir, 'functions/shared', file), `\n${line}\n`);

@@ -102,9 +102,10 @@ describe('the document against the pipeline', () => {
       const name = path.replace('/v1/', '') as OperationName;
       const accepts = serviceAccepts(name, DEFAULT_PASSWORD_POLICY);
       const requests = Object.values(op.requestBody.content['application/json'].examples).map((e) => e.value);
+      // The duplicate-name example sends its first member twice, which it says in words: the object it carries has it once.
       const carried = Object.values(op.responses).flatMap((r) =>
-        Object.values(r.content['application/json'].examples).flatMap((e) =>
-          e['x-request-body'] === undefined ? [] : [e['x-request-body']],
+        Object.entries(r.content['application/json'].examples).flatMap(([example, e]) =>
+          e['x-request-body'] === undefined || example === 'bodyDuplicateName' ? [] : [e['x-request-body']],
         ),
       );
       expect([path, requests.filter((body) => !accepts(body))]).toEqual([path, []]);
@@ -117,7 +118,12 @@ describe('the document against the pipeline', () => {
     for (const [name, rows] of Object.entries(schemas).map(([n, s]) => [n, s.rows] as const)) {
       const examples = document.paths[`/v1/${name}`]!.post.responses['400']!.content['application/json'].examples;
       const messages = Object.values(examples).map((e) => (e.value as { message: string }).message);
-      const before = ['Idempotency-Key is invalid.', 'Request body must be valid UTF-8 JSON.', 'Request body must be a JSON object.'];
+      const before = [
+        'Idempotency-Key is invalid.',
+        'Request body must be valid UTF-8 JSON.',
+        'Request body must be a JSON object.',
+        'Duplicate parameter: user_email.',
+      ];
       expect(messages).toHaveLength(rows.length + before.length);
       expect(messages.slice(0, before.length)).toEqual(before);
       for (const [i, row] of rows.entries()) {
@@ -205,6 +211,52 @@ describe('a standard JSON Schema validator reading the document agrees with the 
       });
     }
   }
+});
+
+describe('passwords in other normal forms: the service is never more lenient than the document', () => {
+  // Characters whose NFC is longer (U+1D160: three code points) or shorter (e + U+0301: one) than as sent.
+  const unit = fc.constantFrom('a', 'Z', '7', ' ', '\u00e9', 'e\u0301', '\u{1D160}', '\u{1D15F}\u{1D16E}', '\u0344', '\u{1F600}', '\u2126');
+  const password = fc.oneof(
+    fc.array(unit, { minLength: 1, maxLength: 14 }).map((units) => units.join('')),
+    fc.integer({ min: 1015, max: 1030 }).map((n) => 'e\u0301'.repeat(Math.floor(n / 2)) + 'x'.repeat(n % 2)),
+  );
+
+  for (const policy of [DEFAULT_PASSWORD_POLICY, { minLength: 12, maxLength: 64 }]) {
+    const published = buildOpenApiDocument(policy) as unknown as typeof document;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    for (const [name, schemaName, field] of [
+      ['createUser', 'CreateUserRequest', 'user_password'],
+      ['resetUserPassword', 'ResetUserPasswordRequest', 'new_password'],
+    ] as const) {
+      it(`${name}, policy ${policy.minLength}-${policy.maxLength}: a password the service takes, the schema takes`, () => {
+        const standard = ajv.compile(published.components.schemas[schemaName] as object);
+        const accepts = serviceAccepts(name, policy);
+        fc.assert(
+          fc.property(password, (value) => {
+            const body = { user_email: 'jane@example.com', [field]: value };
+            if (accepts(body)) expect([value, standard(structuredClone(body))]).toEqual([value, true]);
+          }),
+          { numRuns: 1000 },
+        );
+        expect(accepts({ user_email: 'jane@example.com', [field]: '\u{1D160}'.repeat(3) })).toBe(false);
+        expect(accepts({ user_email: 'jane@example.com', [field]: 'e\u0301'.repeat(515) })).toBe(false);
+      });
+    }
+  }
+
+  it('says in words that NFC can also shorten a password below the minimum', () => {
+    const properties = (schema: string) =>
+      (document.components.schemas[schema] as { properties: Record<string, { description: string }> }).properties;
+    for (const description of [
+      properties('CreateUserRequest').user_password!.description,
+      properties('ResetUserPasswordRequest').new_password!.description,
+    ]) {
+      expect(description).toContain('as sent');
+      expect(description).toContain('after NFC');
+      expect(description).toContain('shorten it below the minimum');
+    }
+  });
 });
 
 /** Whether the service's validation step (precompiled validators plus the password policy) lets the body through. */

@@ -33,14 +33,32 @@ export const MESSAGES = {
   idempotencyInProgress: 'A request with this Idempotency-Key is still being processed.',
 } as const;
 
+/** The most code points of a member name a message echoes; a longer name is cut there and `…` follows. */
+export const ECHOED_NAME_CODE_POINTS = 64;
+
+/** A member name as a message echoes it: its first 64 code points, then `…` when it is longer. */
+export function echoedName(name: string): string {
+  let end = 0;
+  let count = 0;
+  for (const character of name) {
+    if (count === ECHOED_NAME_CODE_POINTS) return `${name.slice(0, end)}\u2026`;
+    end += character.length;
+    count++;
+  }
+  return name;
+}
+
 /** `Unknown parameter: <name>.` */
-export const unknownParameter = (name: string) => `Unknown parameter: ${name}.`;
+export const unknownParameter = (name: string) => `Unknown parameter: ${echoedName(name)}.`;
+
+/** `Duplicate parameter: <name>.`: the body's object names a member twice (the first such name in the body's order). */
+export const duplicateParameter = (name: string) => `Duplicate parameter: ${echoedName(name)}.`;
 
 /** `<field> must be between <min> and <max> characters.` for the deployment's password policy. */
 export const passwordOutOfPolicy = (field: string, policy: PasswordPolicy) =>
   `${field} must be between ${policy.minLength} and ${policy.maxLength} characters.`;
 
-/** `<field> is too easy to guess: choose another.`: on the blocklist, the user's e-mail or its local part, or an owner's blocked word. */
+/** `<field> is too easy to guess: choose another.`: on the blocklist, the user's e-mail or its local part, an owner's blocked word, or a derivative of a context word. */
 export const passwordGuessable = (field: string) => `${field} is too easy to guess: choose another.`;
 
 /** `<field> has appeared in a data breach: choose another.`: found by the online check. */

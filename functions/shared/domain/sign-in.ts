@@ -1,6 +1,6 @@
 /**
- * The tool's sign-in, as plain rules over a port: the sign-in module (sign-in/index.ts) runs them in
- * the tool's back end on the users table. NFC first, then the string as given; every accepted hash
+ * The tool's sign-in, as plain rules over a port: the sign-in package (packages/sign-in/src/index.ts) runs
+ * them in the tool's back end on the users table. NFC first, then the string as given; every accepted hash
  * format within the import's ceilings, the costly ones in a bounded lane; each attempt counted before
  * it is verified, with growing waits and NIST's hard limit (sign-in-attempts.ts), the same way for an
  * e-mail no user has; a success clears the count and upgrades the hash, unless a reset came first.

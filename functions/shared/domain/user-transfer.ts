@@ -5,6 +5,7 @@
 
 import { validators } from '#contract/generated/validators';
 import type { PasswordPolicy } from '#platform/config';
+import { duplicateName } from '#platform/json-names';
 import { normalizeEmail } from './email';
 import { checkHash } from './password-hashes';
 import { checkPassword, limitsFor, type OwnerPasswordPolicy } from './password-policy';
@@ -66,45 +67,6 @@ export function instantOf(text: string): string | undefined {
   if (Number.isNaN(at)) return undefined;
   const iso = new Date(at).toISOString();
   return /^\d{4}-/.test(iso) ? iso : undefined;
-}
-
-/**
- * The first name the line's object gives twice, or undefined: `JSON.parse` keeps the last one
- * silently, so `{"user_email":"a@x","user_email":"b@x"}` would import `b@x` unseen. Only the
- * object's own names count (a nested object is the value of a field the import ignores); names are
- * compared decoded, so `"\u0075ser_email"` is `user_email`. `text` is JSON that `JSON.parse` has
- * read as an object, so a scan of its strings and brackets is enough.
- */
-export function duplicateName(text: string): string | undefined {
-  const names = new Set<string>();
-  let depth = 0;
-  let nameNext = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      let end = text.indexOf('"', i + 1);
-      // A quote is escaped when an odd number of backslashes precede it.
-      for (;;) {
-        let slash = end - 1;
-        while (text.charCodeAt(slash) === 0x5c) slash--;
-        if ((end - 1 - slash) % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
-      }
-      if (depth === 1 && nameNext) {
-        const raw = text.slice(i + 1, end);
-        const name = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
-        if (names.has(name)) return name;
-        names.add(name);
-        nameNext = false;
-      }
-      i = end;
-    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      depth++;
-      nameNext = depth === 1;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
-    else if (c === 0x2c /* , */ && depth === 1) nameNext = true;
-  }
-  return undefined;
 }
 
 /**

@@ -1,13 +1,14 @@
 /** The contract as an oracle: every status and message an operation may answer with. */
 
 import { expect } from '@jest/globals';
-import { MESSAGES, passwordBreached, passwordGuessable, passwordOutOfPolicy } from '#contract/messages';
+import { echoedName, MESSAGES, passwordBreached, passwordGuessable, passwordOutOfPolicy } from '#contract/messages';
 import type { PasswordPolicy } from '#platform/config';
+import { duplicateName } from '#platform/json-names';
 
 export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-/** Every fixed message an operation may answer with (other than `Unknown parameter: <name>.`), with its status. */
+/** Every fixed message an operation may answer with (other than `Unknown parameter: <name>.` and `Duplicate parameter: <name>.`), with its status. */
 export function contractMessages(operation: Operation, policy: PasswordPolicy): Map<string, number> {
   const common: [string, number][] = [
     [MESSAGES.unauthorized, 401],
@@ -98,10 +99,14 @@ function contractProblem(
   if (keys !== 'message' || typeof body.message !== 'string') return 'not exactly {message}';
   const status = contractMessages(operation, policy).get(body.message);
   if (status !== undefined) return status === response.status ? undefined : 'a contract message with the wrong status';
-  const unknown = /^Unknown parameter: ([\s\S]*)\.$/.exec(body.message);
-  if (!unknown || response.status !== 400) return 'not a contract message';
+  const named = /^(Unknown|Duplicate) parameter: ([\s\S]*)\.$/.exec(body.message);
+  if (!named || response.status !== 400) return 'not a contract message';
   const sent = parseObject(requestBody ?? '');
-  return sent && Object.hasOwn(sent, unknown[1]!) ? undefined : 'names a parameter the caller did not send';
+  if (named[1] === 'Duplicate') {
+    const twice = sent && requestBody !== null ? duplicateName(requestBody) : undefined;
+    return twice !== undefined && echoedName(twice) === named[2] ? undefined : 'names a duplicate the caller did not send';
+  }
+  return sent && Object.keys(sent).some((name) => echoedName(name) === named[2]) ? undefined : 'names a parameter the caller did not send';
 }
 
 const parseObject = (text: string): Record<string, unknown> | undefined => {

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { MESSAGES } from '#contract/messages';
+import { duplicateParameter, MESSAGES } from '#contract/messages';
+import { duplicateName } from '#platform/json-names';
 import { ApiError } from '../errors';
 
 /** Bodies above this are refused before parsing. */
@@ -18,9 +19,9 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * Size, content type, UTF-8 and JSON parsing, in the contract's order. Hand-written because the
- * contract lets Content-Type be absent and treats `__proto__` as an ordinary (unknown) parameter,
- * where middy's JSON parser refuses both. The body arrives as API Gateway hands it over: its raw
+ * Size, content type, UTF-8, JSON parsing and unique member names, in the contract's order.
+ * Hand-written because the contract lets Content-Type be absent and treats `__proto__` as an
+ * ordinary (unknown) parameter, where middy's JSON parser refuses both. The body arrives as API Gateway hands it over: its raw
  * bytes base64-encoded (the stage's binary media types, and the local server, do so for every
  * request), or as text (a hand-made event). Text is Unicode: bytes that are not UTF-8, or a string
  * holding an unpaired surrogate (`"\ud800"`), are refused, never altered on the way to the hash.
@@ -54,6 +55,9 @@ export function parseBody(): MiddlewareObj<APIGatewayProxyEvent> {
       }
       if (!wellFormed) throw new ApiError(400, MESSAGES.invalidUtf8);
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError(400, MESSAGES.notAnObject);
+      // One reading of the body: a name given twice would leave JSON.parse's last value to win, unseen.
+      const duplicate = duplicateName(text);
+      if (duplicate !== undefined) throw new ApiError(400, duplicateParameter(duplicate));
       // From here on the body is the parsed object; validation checks its shape.
       (event as { body: unknown }).body = parsed;
     },

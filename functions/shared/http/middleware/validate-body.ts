@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { ErrorObject } from 'ajv';
 import { COMPILED_FROM, validators } from '#contract/generated/validators';
 import { firstRow, messageFor, type OperationSchema, operationSchemas, SHAPES } from '#contract/schemas';
-import { type BreachCheck, checkPassword, limitsFor } from '#domain/password-policy';
+import { type BreachCheck, checkPassword, codePoints, limitsFor } from '#domain/password-policy';
 import type { Owner } from '#domain/users';
 import type { PasswordPolicy } from '#platform/config';
 import { ApiError } from '../errors';
@@ -15,10 +15,11 @@ if (COMPILED_FROM !== JSON.stringify(SHAPES)) {
 /**
  * JSON Schema validation of the parsed body; a failure is a 400 with the contract row's message.
  * The body's shape is checked by a validator precompiled from the operation's schema (no ajv
- * compile at cold start); the password policy (domain/password-policy.ts: length after NFC, the
- * blocklist, the e-mail, the owner's minimum and blocked words) is checked in the same step and its
- * failures join the same error list, so the contract's first-row-wins order is kept. The online
- * check, when the stage has one, runs last and only when its row could still be the first.
+ * compile at cold start); the password policy (domain/password-policy.ts: the length as sent and
+ * after NFC, the blocklist, the context words and their derivatives, the owner's minimum and blocked
+ * words) is checked in the same step and its failures join the same error list, so the contract's
+ * first-row-wins order is kept. The online check, when the stage has one, runs last and only when
+ * its row could still be the first.
  */
 export function validateBody(
   { operation, rows, policyFields, policy }: OperationSchema,
@@ -75,7 +76,7 @@ function policyErrors(body: unknown, fields: readonly string[], limits: Password
     if (verdict === 'ok') accepted.push(field);
     else if (verdict === 'guessable') errors.push(policyError(field, 'guessable', value));
     else {
-      const tooLong = [...value.normalize('NFC')].length > limits.maxLength;
+      const tooLong = Math.max(codePoints(value), codePoints(value.normalize('NFC'))) > limits.maxLength;
       errors.push(policyError(field, tooLong ? 'maxLength' : 'minLength', value, tooLong ? limits.maxLength : limits.minLength));
     }
   }

@@ -1,5 +1,5 @@
 /**
- * A client for tool owners: the three operations, typed from `openapi.json` (client/generated/, by
+ * A client for tool owners: the three operations, typed from `openapi.json` (generated/, by
  * openapi-typescript), sent with openapi-fetch, retry-safe by default. It imports nothing of the
  * service: it is built from the published contract alone and needs Node.js 20+ (global fetch).
  *
@@ -10,7 +10,10 @@
  *   password included (docs/idempotency.md: "Retry recipe").
  * - Connection failures, attempt timeouts, 429, 5xx and 409 "still being processed" are tried again
  *   with exponential backoff and full jitter (429 waits its Retry-After) until the caller's deadline;
- *   what still fails then is thrown as one of the error classes below.
+ *   what still fails then is thrown as one of the error classes below. An address where nothing
+ *   listens (ECONNREFUSED, ENOTFOUND, ...) is a wrong URL or a stopped service far more often than a
+ *   blip: it is tried {@link UNREACHABLE_RETRY}'s few times within two seconds, then thrown.
+ * - A missing or malformed `baseUrl` or `apiKey` throws a TypeError at `createClient`, naming it.
  */
 
 import createFetchClient from 'openapi-fetch';
@@ -154,15 +157,32 @@ export class StillProcessingError extends RequestFailedError {
     super(`409 ${JSON.stringify(IN_PROGRESS_MESSAGE)}`, call);
   }
 }
-/** The last attempt got no answer: a connection failure or an unreadable response, or none within the attempt's time (`timedOut`). */
+/**
+ * The last attempt got no answer: a connection failure or an unreadable response, or none within
+ * the attempt's time (`timedOut`). `code` is the socket's error code when there was one
+ * (`ECONNREFUSED`); for one of {@link UNREACHABLE_CODES} the message names the URL nothing answered at.
+ */
 export class NetworkError extends RequestFailedError {
+  readonly code: string | undefined;
   constructor(
     call: FailedCall,
     readonly timedOut: boolean,
     cause: unknown,
     timeoutMs: number,
+    baseUrl?: string,
   ) {
-    super(timedOut ? `no answer within ${timeoutMs} ms` : `no answer (${describe(cause)})`, call, cause);
+    const code = timedOut ? undefined : errorCode(cause);
+    const hint = code !== undefined && Object.hasOwn(UNREACHABLE_CODES, code) ? UNREACHABLE_CODES[code] : undefined;
+    super(
+      timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : hint !== undefined && baseUrl !== undefined
+          ? `nothing answers at ${baseUrl} (${code}: ${hint})`
+          : `no answer (${describe(cause)})`,
+      call,
+      cause,
+    );
+    this.code = code;
   }
 }
 /** An answer the contract does not list for the operation (a wrong base URL's 404 on createUser, a 405, a 3xx): not retried. */
@@ -191,6 +211,24 @@ export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDel
   return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)));
 }
 
+/**
+ * Socket errors that mean nothing listens at the address (a stopped service, a wrong port or host),
+ * with what to check. Sending again rarely helps: these are retried briefly ({@link UNREACHABLE_RETRY}).
+ */
+export const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'is the service running, and is baseUrl right?',
+  ENOTFOUND: 'no such host: is baseUrl right?',
+  EHOSTUNREACH: 'the host cannot be reached: is baseUrl right?',
+  ENETUNREACH: 'the network cannot be reached: is baseUrl right?',
+};
+
+/**
+ * How long an unreachable address is tried: at most `maxAttempts` attempts in a row, waiting
+ * `delaysMs` between them, never waiting past `windowMs` after the first (the call's own
+ * `maxAttempts` and deadline still apply). Any other outcome in between starts the count again.
+ */
+export const UNREACHABLE_RETRY = { maxAttempts: 3, delaysMs: [250, 500], windowMs: 2_000 } as const;
+
 type AttemptResult =
   | { kind: 'answer'; status: number; body: unknown; replayed: boolean; retryAfterMs: number | undefined }
   | { kind: 'no-answer'; timedOut: boolean; cause: unknown };
@@ -216,9 +254,44 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
-/** A client for one API key. */
+/** `value` in an error message: its type, or the string itself (quoted, cut short) when `show` allows. */
+function shown(value: unknown, show: boolean): string {
+  if (value === undefined || value === null) return String(value);
+  if (typeof value !== 'string') return `a ${typeof value}`;
+  if (value === '') return 'an empty string';
+  return show ? JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}...` : value) : 'a string that is not';
+}
+
+/** The base URL without trailing slashes and `/v1`; a TypeError naming the option when it is not one. */
+function checkBaseUrl(value: unknown): string {
+  const wanted = 'createClient: baseUrl must be an absolute http(s) URL';
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    // Not a URL: said below.
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new TypeError(`${wanted}, got ${shown(value, true)}`);
+  // fetch refuses a URL with credentials; the API key is the only credential (and is never shown).
+  if (url.username !== '' || url.password !== '') throw new TypeError(`${wanted} without a user name or password`);
+  if (url.search !== '' || url.hash !== '') throw new TypeError(`${wanted} without a query or fragment, got ${shown(value, true)}`);
+  return (value as string).replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/** The API key, when it can be one (sent as a header: visible ASCII, no spaces); a TypeError naming the option, never showing it, when not. */
+function checkApiKey(value: unknown): string {
+  if (typeof value === 'string' && /^[\x21-\x7e]+$/.test(value)) return value;
+  const what = typeof value === 'string' && value !== '' ? 'a string with spaces, control or non-ASCII characters' : shown(value, false);
+  throw new TypeError(`createClient: apiKey must be the owner's API key (wlk_...), got ${what}`);
+}
+
+/** A client for one API key. Throws a TypeError at once when `baseUrl` or `apiKey` is missing or malformed. */
 export function createClient(options: ClientOptions) {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(`createClient: options must be an object, got ${shown(options, false)}`);
+  const baseUrl = checkBaseUrl(options.baseUrl);
+  checkApiKey(options.apiKey);
   const api = createFetchClient<paths>({ baseUrl, headers: { 'X-API-Key': options.apiKey }, fetch: options.fetch });
 
   /** One request, bounded by `timeoutMs` and the caller's signal; never throws but for the caller's abort. */
@@ -265,16 +338,29 @@ export function createClient(options: ClientOptions) {
     const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...callOptions.retry };
     const key = callOptions.idempotencyKey ?? crypto.randomUUID();
     const deadline = Date.now() + policy.deadlineMs;
+    // The attempts in a row that found nothing listening, and when the first of them started.
+    let unreachable = 0;
+    let unreachableSince = 0;
     for (let attempts = 1; ; attempts++) {
       const timeoutMs = Math.max(1, Math.min(policy.attemptTimeoutMs, deadline - Date.now()));
+      const startedAt = Date.now();
       const result = await attempt(operation, body, key, timeoutMs, callOptions.signal);
       const failed: FailedCall = { operation, idempotencyKey: key, attempts };
       let reason: RetryReason;
       let delayMs = backoffDelay(attempts, policy);
       let failure: RequestFailedError;
+      const code = result.kind === 'no-answer' && !result.timedOut ? errorCode(result.cause) : undefined;
+      if (code !== undefined && Object.hasOwn(UNREACHABLE_CODES, code)) {
+        if (unreachable++ === 0) unreachableSince = startedAt;
+      } else unreachable = 0;
       if (result.kind === 'no-answer') {
         reason = result.timedOut ? 'timeout' : 'network';
-        failure = new NetworkError(failed, result.timedOut, result.cause, timeoutMs);
+        failure = new NetworkError(failed, result.timedOut, result.cause, timeoutMs, baseUrl);
+        if (unreachable > 0) {
+          delayMs = UNREACHABLE_RETRY.delaysMs[unreachable - 1] ?? Number.POSITIVE_INFINITY;
+          if (unreachable >= UNREACHABLE_RETRY.maxAttempts || Date.now() + delayMs > unreachableSince + UNREACHABLE_RETRY.windowMs)
+            throw failure;
+        }
       } else {
         const { status, replayed } = result;
         const message = messageOf(result.body);
@@ -319,9 +405,13 @@ export type Client = ReturnType<typeof createClient>;
 /** A message for an error's text: quoted, and cut short when something in between answered with a page. */
 const quote = (message: string) => JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}...` : message);
 
-/** A failed fetch's reason in a few words (undici puts the socket's error in `cause`); never a body or a header. */
+/** The socket's error code of a failed fetch (undici puts the socket's error in `cause`), when it has one. */
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** A failed fetch's reason in a few words; never a body or a header. */
 function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  return error instanceof Error ? error.message : String(error);
+  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
 }

@@ -1,5 +1,5 @@
 /**
- * The sign-in module a tool's back end imports (`white-label-user-management/sign-in`, Node.js 20+):
+ * The sign-in module a tool's back end imports (`@white-label-user-management/sign-in`, Node.js 20+):
  * it checks a user's password against the profile the service stored, on the stage's users table,
  * and lets the user choose a new one. A thin entry: the rules are the domain's
  * (functions/shared/domain/sign-in.ts, sign-in-attempts.ts, change-password.ts; the same hash formats
@@ -10,11 +10,11 @@
 
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { changePassword as changePasswordRule } from '#domain/change-password';
-import { createCostlyLane } from '#domain/costly-lane';
-import { dummyHash, signIn as signInRule } from '#domain/sign-in';
-import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '#platform/config';
-import { createSignInStore } from '#store/sign-in-store';
+import { changePassword as changePasswordRule } from '../../../functions/shared/domain/change-password';
+import { createCostlyLane } from '../../../functions/shared/domain/costly-lane';
+import { dummyHash, signIn as signInRule } from '../../../functions/shared/domain/sign-in';
+import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '../../../functions/shared/platform/config';
+import { createSignInStore } from '../../../functions/shared/store/sign-in-store';
 
 /**
  * How a sign-in ended; `switch (result.outcome)` over it is exhaustive.

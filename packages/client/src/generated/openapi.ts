@@ -73,7 +73,7 @@ export interface components {
         CreateUserRequest: {
             /** @description E-mail address of the user; identifies the user in every operation. The service removes white space around it and lower-cases it before it checks, stores or looks it up (`" Bob@Example.com"` and `"bob@example.com"` are one user); what remains must be an e-mail address (JSON Schema format `email`) of at most 254 characters. The pattern states exactly that for the value as sent. */
             user_email: string;
-            /** @description Password of the new user, echoed in the response. Generated (and returned) when absent. */
+            /** @description Password of the new user, echoed in the response. Generated (and returned) when absent. Its length is counted in Unicode code points, as sent (what `minLength` and `maxLength` count) and again after NFC normalisation, and both counts must be within the limits: NFC can lengthen a password (three U+1D160 musical notes are nine code points after NFC) or shorten it below the minimum (a decomposed `e` and combining acute accent, two code points, is one `é`), which no JSON Schema keyword can state. It is also refused when it is too easy to guess (the blocklist, the user's e-mail and its derivatives, the owner's blocked words: see the 400 response). */
             user_password?: string;
             /**
              * @description When true, the user must choose a new password at next sign-in. `"true"`, `"false"` or a JSON boolean; default false. Stored with the user.
@@ -84,7 +84,7 @@ export interface components {
         ResetUserPasswordRequest: {
             /** @description E-mail address of the user; identifies the user in every operation. The service removes white space around it and lower-cases it before it checks, stores or looks it up (`" Bob@Example.com"` and `"bob@example.com"` are one user); what remains must be an e-mail address (JSON Schema format `email`) of at most 254 characters. The pattern states exactly that for the value as sent. */
             user_email: string;
-            /** @description The new password. */
+            /** @description The new password. Its length is counted in Unicode code points, as sent (what `minLength` and `maxLength` count) and again after NFC normalisation, and both counts must be within the limits: NFC can lengthen a password (three U+1D160 musical notes are nine code points after NFC) or shorten it below the minimum (a decomposed `e` and combining acute accent, two code points, is one `é`), which no JSON Schema keyword can state. It is also refused when it is too easy to guess (the blocklist, the user's e-mail and its derivatives, the owner's blocked words: see the 400 response). */
             new_password: string;
         };
         DeleteUserRequest: {
@@ -149,11 +149,12 @@ export interface operations {
              * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
+             *     - A member named twice in the body (the first name given twice, in the body order): `Duplicate parameter: user_email.`
              *     - `user_email` absent, null or empty: `user_email is missing`
              *     - A parameter the operation does not list (here `role`): `Unknown parameter: role.`
              *     - `user_email` not a string holding a valid e-mail address of at most 254 characters: `user_email is invalid.`
-             *     - `user_password` not a string, or outside the password policy (8 to 1024 characters): `user_password must be between 8 and 1024 characters.`
-             *     - On the blocklist of common and breached passwords (compared whole, in any case, after NFC), the user's e-mail or its part before the `@`, or one of the owner's blocked words: `user_password is too easy to guess: choose another.`
+             *     - `user_password` not a string, or outside the password policy (8 to 1024 characters, counted as sent and after NFC): `user_password must be between 8 and 1024 characters.`
+             *     - Too easy to guess. Compared in its comparison form (NFKC, invisible default-ignorable characters removed, Unicode case folding, white space around removed): on the blocklist of common and breached passwords (compared whole), the user's e-mail or its part before the `@`, or a derivative of a context word (the e-mail, its local part, its domain's first label, the owner's blocked words: every occurrence removed, what is left has no letter or, without digits, punctuation, symbols and white space, is on the blocklist): `user_password is too easy to guess: choose another.`
              *     - Found by the online check (Pwned Passwords), on a stage that has it on (off by default): `user_password has appeared in a data breach: choose another.`
              *     - `should_reset_password` not one of "true", "false", true, false: `should_reset_password must be "true" or "false".`
              */
@@ -273,11 +274,12 @@ export interface operations {
              * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
+             *     - A member named twice in the body (the first name given twice, in the body order): `Duplicate parameter: user_email.`
              *     - `user_email` or `new_password` absent, null or empty: `Missing required parameters.`
              *     - A parameter the operation does not list (here `role`): `Unknown parameter: role.`
              *     - `user_email` not a string holding a valid e-mail address of at most 254 characters: `user_email is invalid.`
-             *     - `new_password` not a string, or outside the password policy (8 to 1024 characters): `new_password must be between 8 and 1024 characters.`
-             *     - On the blocklist of common and breached passwords (compared whole, in any case, after NFC), the user's e-mail or its part before the `@`, or one of the owner's blocked words: `new_password is too easy to guess: choose another.`
+             *     - `new_password` not a string, or outside the password policy (8 to 1024 characters, counted as sent and after NFC): `new_password must be between 8 and 1024 characters.`
+             *     - Too easy to guess. Compared in its comparison form (NFKC, invisible default-ignorable characters removed, Unicode case folding, white space around removed): on the blocklist of common and breached passwords (compared whole), the user's e-mail or its part before the `@`, or a derivative of a context word (the e-mail, its local part, its domain's first label, the owner's blocked words: every occurrence removed, what is left has no letter or, without digits, punctuation, symbols and white space, is on the blocklist): `new_password is too easy to guess: choose another.`
              *     - Found by the online check (Pwned Passwords), on a stage that has it on (off by default): `new_password has appeared in a data breach: choose another.`
              */
             400: {
@@ -406,6 +408,7 @@ export interface operations {
              * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
+             *     - A member named twice in the body (the first name given twice, in the body order): `Duplicate parameter: user_email.`
              *     - `user_email` absent, null or empty: `Missing required parameters.`
              *     - A parameter the operation does not list (here `role`): `Unknown parameter: role.`
              *     - `user_email` not a string holding a valid e-mail address of at most 254 characters: `user_email is invalid.`

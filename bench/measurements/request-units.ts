@@ -1,0 +1,214 @@
+/**
+ * What each request leaves in DynamoDB, for the capacity model (docs/capacity.md): request units by
+ * table (as DynamoDB Local reports them), the users table's stream records and the events they mean,
+ * for the three operations, the same with an Idempotency-Key, and a sign-in by outcome; and the size
+ * of the items the hot-key rows are about. Handlers are called in this process as Lambda calls them.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { digestApiKey } from '#domain/api-keys';
+import { createCostlyLane } from '#domain/costly-lane';
+import { keySecrets } from '#domain/idempotency';
+import { signIn } from '#domain/sign-in';
+import type { Argon2Setting } from '#platform/config';
+import { createDeletionLedger } from '#store/deletion-ledger';
+import { createSignInStore } from '#store/sign-in-store';
+import { apiKeyKey, idempotencyRecordKey, userKey, userPk } from '#store/table-layout';
+import { localClient } from '../../local/dynamodb-local';
+import { proxyEvent } from '../../local/lambda-runtime';
+import { holds, type Measurement } from '../measurement';
+import { table } from '../report';
+import { capacityMeter, type Footprint, footprintOf, itemBytes, streamTap } from '../request-units';
+import { OPERATIONS, type Operation } from './service-share';
+
+export const SIGN_IN_OUTCOMES = ['ok', 'wrong', 'unknown'] as const;
+export const ITEMS = ['profile', 'ownerAccount', 'apiKey', 'idempotencyRecord', 'ledgerEntry'] as const;
+
+export interface RequestUnits {
+  readonly operations: Record<Operation, Footprint>;
+  readonly withIdempotencyKey: Record<Operation, Footprint>;
+  /** A sign-in with the right password, a wrong one, and an unknown e-mail (main's sign-in store). */
+  readonly signIn: Record<(typeof SIGN_IN_OUTCOMES)[number], Footprint>;
+  /** Bytes by DynamoDB's item-size rules. */
+  readonly items: Record<(typeof ITEMS)[number], number>;
+}
+
+export interface RequestUnitsEnv {
+  readonly endpoint: string;
+  readonly tables: { readonly usersTableName: string; readonly ownersTableName: string; readonly idempotencyTableName: string };
+  /** The document client the handlers use (this process's stores). */
+  readonly client: DynamoDBDocumentClient;
+  readonly owner: { readonly email: string; readonly apiKey: string; readonly ownerId: string };
+  readonly setting: Argon2Setting;
+}
+
+const PASSWORD = 'correct horse battery staple';
+
+/** Each request once, on a user of its own, metered and read back from the stream. */
+export async function measureRequestUnits(env: RequestUnitsEnv): Promise<RequestUnits> {
+  const { handlerFor, lambdaContext } = await import('../in-process');
+  const kinds = {
+    [env.tables.usersTableName]: 'users',
+    [env.tables.ownersTableName]: 'owners',
+    [env.tables.idempotencyTableName]: 'idempotency',
+  };
+  const meter = capacityMeter(env.client, kinds);
+  const tap = await streamTap(env.endpoint, env.tables.usersTableName);
+  const raw = localClient(env.endpoint);
+  try {
+    /** The request's units, and the stream records about the user `email`. */
+    const footprint = async (email: string, request: () => Promise<void>) => {
+      await tap.mark();
+      const units = await meter.measure(request);
+      return footprintOf(units, await tap.since(userPk(env.owner.ownerId, email)));
+    };
+    const call = async (op: Operation, body: object, idempotencyKey?: string) => {
+      const headers: [string, string][] = [
+        ['Content-Type', 'application/json'],
+        ['X-API-Key', env.owner.apiKey],
+      ];
+      if (idempotencyKey) headers.push(['Idempotency-Key', idempotencyKey]);
+      const result = await handlerFor(op)(
+        proxyEvent({ path: `/v1/${op}`, headers, body: JSON.stringify(body), stage: 'bench' }),
+        lambdaContext(),
+      );
+      if (result.statusCode !== 200) throw new Error(`${op} answered ${result.statusCode} ${result.body}`);
+    };
+    const bodies = (email: string): Record<Operation, object> => ({
+      createUser: { user_email: email, user_password: PASSWORD },
+      resetUserPassword: { user_email: email, new_password: 'a brand new passphrase' },
+      deleteUser: { user_email: email },
+    });
+    // Each function looks its key up once and records its use once an hour: part of no request's footprint.
+    const warm = `warm-${randomUUID().slice(0, 13)}@example.com`;
+    for (const op of OPERATIONS) await call(op, bodies(warm)[op]);
+    const each = async (idempotent: boolean) => {
+      const email = `units-${randomUUID().slice(0, 13)}@example.com`;
+      const result = {} as Record<Operation, Footprint>;
+      for (const op of OPERATIONS)
+        result[op] = await footprint(email, () => call(op, bodies(email)[op], idempotent ? randomUUID() : undefined));
+      return result;
+    };
+    const operations = await each(false);
+    const withIdempotencyKey = await each(true);
+
+    // The sign-in as the module runs it (the domain's rule on its DynamoDB adapter), on the handlers' client.
+    const store = createSignInStore(env.client, env.tables.usersTableName);
+    // No hash here is dear enough for the costly lane; it is built as the module builds it, and closed.
+    const lane = createCostlyLane();
+    const user = `sign-in-${randomUUID().slice(0, 13)}@example.com`;
+    await call('createUser', bodies(user).createUser);
+    const attempt = (email: string, password: string) => () =>
+      signIn({ store, setting: env.setting, lane }, { ownerId: env.owner.ownerId, email, password }).then(() => undefined);
+    const nobody = `nobody-${randomUUID().slice(0, 13)}@example.com`;
+    const signInFootprints = {
+      ok: await footprint(user, attempt(user, PASSWORD)),
+      wrong: await footprint(user, attempt(user, 'not the password at all')),
+      unknown: await footprint(nobody, attempt(nobody, PASSWORD)),
+    };
+    await lane.close();
+
+    const sizeOf = async (tableName: string, key: Record<string, string>) => {
+      const { Item } = await raw.send(new GetItemCommand({ TableName: tableName, Key: marshall(key), ConsistentRead: true }));
+      if (!Item) throw new Error(`no item at ${JSON.stringify(key)} in ${tableName}`);
+      return itemBytes(Item);
+    };
+    const idempotencyKey = randomUUID();
+    await call('createUser', bodies(`idem-${randomUUID().slice(0, 13)}@example.com`).createUser, idempotencyKey);
+    let ledgerItem: Record<string, unknown> | undefined;
+    const capture = {
+      send: async (command: { input: { Item: Record<string, unknown> } }) => {
+        ledgerItem = command.input.Item;
+      },
+    };
+    await createDeletionLedger(capture as never, 'ledger', { retentionDays: 30 }).record({
+      ownerId: env.owner.ownerId,
+      email: user,
+      deletedAt: new Date().toISOString(),
+      changeId: '000000000000000000001',
+    });
+    return {
+      operations,
+      withIdempotencyKey,
+      signIn: signInFootprints,
+      items: {
+        profile: await sizeOf(env.tables.usersTableName, userKey(env.owner.ownerId, user)),
+        ownerAccount: await sizeOf(env.tables.usersTableName, userKey(env.owner.ownerId, env.owner.email)),
+        apiKey: await sizeOf(env.tables.ownersTableName, apiKeyKey(digestApiKey(env.owner.apiKey))),
+        idempotencyRecord: await sizeOf(
+          env.tables.idempotencyTableName,
+          idempotencyRecordKey(env.owner.ownerId, keySecrets(env.owner.ownerId, idempotencyKey).keyDigest),
+        ),
+        ledgerEntry: itemBytes(marshall(ledgerItem!)),
+      },
+    };
+  } finally {
+    tap.close();
+    raw.destroy();
+  }
+}
+
+const units = (f: Footprint) =>
+  Object.entries(f.units)
+    .map(([name, u]) => `${name} ${u.writeUnits} W ${u.readUnits} R`)
+    .join(', ');
+
+export const requestUnits: Measurement<RequestUnits> = {
+  name: 'requestUnits',
+  title: "in process: each request's DynamoDB request units, stream records and item sizes (the capacity model's inputs)",
+  needs: ['dynamodb'],
+  run: (context) =>
+    measureRequestUnits({
+      endpoint: context.dynamodb.endpoint,
+      tables: context.dynamodb.tables,
+      client: context.dynamodb.stores.client,
+      owner: context.dynamodb.owner,
+      setting: context.setting,
+    }),
+  targets: (r) => ({
+    oneEventEach: holds(
+      'each operation reaches the stream consumer once and means one lifecycle event',
+      '1 record, 1 event',
+      OPERATIONS.map((op) => `${op} ${r.operations[op].consumerRecords}/${r.operations[op].events}`).join(', '),
+      OPERATIONS.every((op) => r.operations[op].consumerRecords === 1 && r.operations[op].events === 1),
+    ),
+    unitsFromSizes: holds(
+      "a create's write units are its profile's size in KB, rounded up (DynamoDB Local against DynamoDB's rules)",
+      `${Math.ceil(r.items.profile / 1024)} (${r.items.profile} bytes)`,
+      r.operations.createUser.units.users?.writeUnits ?? 0,
+      r.operations.createUser.units.users?.writeUnits === Math.ceil(r.items.profile / 1024),
+    ),
+  }),
+  render: (r) => `## DynamoDB request units and stream records per request
+
+Each request once, in process, its DynamoDB calls asked for their consumed capacity (DynamoDB Local's figures; a refused conditional write by AWS's rule, the item found or one unit), and the users table's stream read back: records, those the consumer's filter passes, the events they mean. The capacity model (\`npm run capacity\`, docs/capacity.md) reads these. The sign-in is main's store (one item per user).
+
+${table(
+  ['request', 'units (W writes, R reads)', 'stream records', 'to the consumer', 'events'],
+  [
+    ...OPERATIONS.map((op) => [
+      op,
+      units(r.operations[op]),
+      r.operations[op].streamRecords,
+      r.operations[op].consumerRecords,
+      r.operations[op].events,
+    ]),
+    ...OPERATIONS.map((op) => {
+      const f = r.withIdempotencyKey[op];
+      return [`${op} + Idempotency-Key`, units(f), f.streamRecords, f.consumerRecords, f.events];
+    }),
+    ...SIGN_IN_OUTCOMES.map((o) => [
+      `sign-in ${o}`,
+      units(r.signIn[o]),
+      r.signIn[o].streamRecords,
+      r.signIn[o].consumerRecords,
+      r.signIn[o].events,
+    ]),
+  ],
+)}
+
+Item sizes (bytes, DynamoDB's rules): ${ITEMS.map((item) => `${item} ${r.items[item]}`).join(', ')}.`,
+};

@@ -1,0 +1,53 @@
+/**
+ * The form in which a password is compared with the lists and the context words (never the form it
+ * is hashed in, which is NFC): NFKC; every default-ignorable code point removed (zero-width space
+ * and joiner, soft hyphen, BOM...); Unicode default case folding (CaseFolding.txt, statuses C and F:
+ * `ſ` is `s`, `ß` is `ss`); NFKC once more, since removing an invisible character between a letter
+ * and its accent, or folding, can leave a string that is not NFKC; then leading and trailing white
+ * space removed. So `paſſword1`, `PAſSWORD`, `pass\u200Bword`, full-width `ｐａｓｓｗｏｒｄ` and
+ * ` password` are all `password`, and applying the form twice changes nothing.
+ */
+
+import { MULTIPLE_FOLDINGS, SINGLE_FOLDING_RUNS } from './generated/case-folding';
+
+/** Code point to what it folds to, built once from the generated table (1,585 entries; its format: codegen/case-folding.ts). */
+const FOLDING = new Map<number, string>();
+for (const run of SINGLE_FOLDING_RUNS.split(' ')) {
+  const [first = 0, delta = 0, count = 1, stride = 1] = run.split(':').map((n) => Number.parseInt(n, 36));
+  for (let i = 0; i < count; i++) FOLDING.set(first + i * stride, String.fromCodePoint(first + i * stride + delta));
+}
+for (const entry of MULTIPLE_FOLDINGS.split(' ')) {
+  const at = entry.indexOf('=');
+  FOLDING.set(Number.parseInt(entry.slice(0, at), 36), entry.slice(at + 1));
+}
+
+const NOT_ASCII = /[^\0-\x7F]/;
+const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+const SURROUNDING_WHITE_SPACE = /^\p{White_Space}+|\p{White_Space}+$/gu;
+const SURROUNDING_ASCII_WHITE_SPACE = /^[\t-\r ]+|[\t-\r ]+$/g;
+
+/** Unicode default case folding (full: statuses C and F) of a string. */
+export function caseFold(text: string): string {
+  if (!NOT_ASCII.test(text)) return text.toLowerCase();
+  let out = '';
+  let copiedTo = 0;
+  for (let i = 0; i < text.length; ) {
+    const codePoint = text.codePointAt(i)!;
+    const size = codePoint > 0xffff ? 2 : 1;
+    const folded = FOLDING.get(codePoint);
+    if (folded !== undefined) {
+      out += text.slice(copiedTo, i) + folded;
+      copiedTo = i + size;
+    }
+    i += size;
+  }
+  return copiedTo === 0 ? text : out + text.slice(copiedTo);
+}
+
+/** The comparison form of a password, an e-mail or a blocked word (see the module's comment). */
+export function comparisonForm(text: string): string {
+  // ASCII: NFKC changes nothing, nothing is default-ignorable, and folding is lower-casing.
+  if (!NOT_ASCII.test(text)) return text.toLowerCase().replace(SURROUNDING_ASCII_WHITE_SPACE, '');
+  const folded = caseFold(text.normalize('NFKC').replace(DEFAULT_IGNORABLE, ''));
+  return folded.normalize('NFKC').replace(SURROUNDING_WHITE_SPACE, '');
+}
