@@ -22,6 +22,7 @@ import { createDocumentClient } from '#store/client';
 import { adminEndpoint, LOCAL_TABLES, localEngine } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
 import { createUserTransferStore } from '#store/user-transfer-store';
+import { commandUsage } from './command-usage';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 import { POLICY_COMMANDS, POLICY_USAGE, passwordPolicyCommand } from './policy-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
@@ -124,8 +125,8 @@ function connect(tables: TableOptions): TransferContext & { owners: OwnerStore }
 }
 
 async function main(): Promise<void> {
-  // `--help` anywhere, after any command: the usage on stdout and exit 0, as the contract says.
-  if (process.argv.slice(2).includes('--help')) return void process.stdout.write(`${USAGE}\n`);
+  // `--help` anywhere: the usage on stdout and exit 0, as the contract says; after a command, that command's.
+  if (process.argv.slice(2).includes('--help')) return void process.stdout.write(`${commandUsage(USAGE, process.argv[2]!) ?? USAGE}\n`);
   argon2Option = takeArgon2Option(process.argv);
   // Commands with options of their own; see admin/reapply-deletions.ts and admin/transfer-commands.ts.
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));

@@ -125,6 +125,8 @@ export interface EventDeliveryOptions {
   readonly adminCommand?: string;
   /** Told, by error name, when a round fails (the next round tries again), and of a torn line set aside. @default - ignored */
   readonly onError?: (message: string) => void;
+  /** Told after every round whether it delivered all it read: a signal to wait for, where a test would otherwise wait for time to pass. @default - ignored */
+  readonly onRound?: (delivered: boolean) => void;
 }
 
 export interface EventDelivery {
@@ -338,6 +340,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
       running = round()
         .then((delivered) => {
           if (delivered) reported = undefined;
+          options.onRound?.(delivered);
         })
         .catch((error: Error) => report(`Lifecycle event delivery failed (${error.name}); retrying`))
         .finally(() => {

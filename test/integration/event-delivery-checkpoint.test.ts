@@ -55,10 +55,13 @@ describe('local event delivery: checkpoint', () => {
     const third = await startTestDelivery({ intervalMs: 100, file });
     const last = uniqueEmail('after-restart');
     await create(caller, last);
-    await waitFor(() => (mine().length === 5 ? true : undefined), 5_000, 'the next event');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A sentinel written after everything under test: records reach the file in stream order, so once
+    // its event is there, a second copy of any earlier one would be there too.
+    const sentinel = uniqueEmail('sentinel');
+    await create(caller, sentinel);
+    await waitFor(() => (mine().some((event) => event.detail.user_email === sentinel) ? true : undefined), 5_000, 'the sentinel event');
     await third.stop();
-    expect(mine().map((event) => event.detail.user_email)).toEqual([caller.ownerEmail, ...emails, last]);
+    expect(mine().map((event) => event.detail.user_email)).toEqual([caller.ownerEmail, ...emails, last, sentinel]);
     expect(JSON.parse(readFileSync(checkpoint, 'utf8'))).toMatchObject({ stream: expect.stringContaining('/stream/') });
   }, 60_000);
 

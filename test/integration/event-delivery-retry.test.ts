@@ -17,7 +17,14 @@ const { config, stores } = processStores();
 describe('local event delivery', () => {
   it('reports a failing sink once, then delivers from the first undelivered record', async () => {
     const errors: string[] = [];
-    const delivery = await startTestDelivery({ intervalMs: 100, onError: (message) => errors.push(message) });
+    let failedRounds = 0;
+    const delivery = await startTestDelivery({
+      intervalMs: 100,
+      onError: (message) => errors.push(message),
+      onRound: (delivered) => {
+        if (!delivered) failedRounds++;
+      },
+    });
     const { file } = delivery;
     try {
       // A directory where the file should be: every append fails.
@@ -30,7 +37,9 @@ describe('local event delivery', () => {
         await createUser(stores.users, caller, { user_email: email, user_password: 'retried password' }, config);
       }
       await waitFor(() => (errors.length > 0 ? true : undefined), 3_000, 'a reported failure');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Three more rounds that failed the same way: each would have added its line, were it one per round.
+      const seen = failedRounds;
+      await waitFor(() => (failedRounds >= seen + 3 ? true : undefined), 10_000, 'three more failed rounds');
       expect(errors).toEqual(['Lifecycle events not delivered (EISDIR); retrying']);
 
       rmSync(file, { recursive: true });

@@ -145,8 +145,8 @@ describe('admin CLI', () => {
     expect(item.Item?.user_email).toBe(user);
   }, 60_000);
 
-  it('--help prints the usage on stdout and exits 0', async () => {
-    for (const args of [['--help'], ['-h'], ['issue-key', '--help']]) {
+  it("--help prints the usage on stdout and exits 0; after a command, that command's usage only", async () => {
+    for (const args of [['--help'], ['-h']]) {
       const result = await admin(...args);
       expect([args, result.code, result.stderr]).toEqual([args, 0, '']);
       expect(result.stdout).toMatch(/^usage: npm run admin -- <command>/);
@@ -154,6 +154,11 @@ describe('admin CLI', () => {
         expect(result.stdout).toContain(text);
       }
     }
+    const own = await admin('issue-key', '--help');
+    expect([own.code, own.stderr]).toEqual([0, '']);
+    expect(own.stdout).toMatch(/^usage: npm run admin -- issue-key <email> \[scope\]\n/);
+    for (const text of ['--operations', '--expires-in', '--expires-at', '--users-table']) expect(own.stdout).toContain(text);
+    for (const text of ['list-keys', 'export-users', '--output', '--argon2']) expect(own.stdout).not.toContain(text);
   }, 60_000);
 
   it("hashes a clear password with the argon2id setting it is given, and refuses a deployed stage's tables without one", async () => {

@@ -102,7 +102,13 @@ describe('npm start after a crash', () => {
     const viaSecond = uniqueEmail('second');
     await call(secondEnv.PORT, apiKey!, viaSecond);
     await waitFor(() => (created(viaSecond) > 0 ? true : undefined), 10_000, 'the event of a write through the second');
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The second stopped (it can write nothing more), then a sentinel through the first: once its event
+    // is in the file, so is any copy the first made of the earlier one.
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+    const sentinel = uniqueEmail('sentinel');
+    await call(env.PORT, apiKey!, sentinel);
+    await waitFor(() => (created(sentinel) > 0 ? true : undefined), 10_000, 'the sentinel event');
     expect(created(viaSecond)).toBe(1);
 
     // Two replays at once, on this engine's kept events: each event published once.
@@ -149,8 +155,6 @@ describe('npm start after a crash', () => {
     expect(new Set(lines.map((event) => event.detail.user_email))).toEqual(new Set(events.map((event) => event.detail.user_email)));
     expect(mode(replayed)).toBe('600');
 
-    second.child.kill('SIGINT');
-    expect(await second.exited).toBe(0);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
 
@@ -224,8 +228,11 @@ describe('two npm starts on one engine', () => {
     await second.waitFor(/the other npm start stopped; this one delivers them now\./, 15_000);
     const after = uniqueEmail('after-takeover');
     await create(after);
-    await waitFor(() => (created(after) > 0 ? true : undefined), 15_000, 'the event after the takeover');
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // A sentinel after it: the second delivers alone now, in stream order, so once the sentinel's event
+    // is in the file any second copy of the three would be too.
+    const sentinel = uniqueEmail('sentinel-takeover');
+    await create(sentinel);
+    await waitFor(() => (created(sentinel) > 0 ? true : undefined), 15_000, 'the sentinel event after the takeover');
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
     expect([whileBoth, meanwhile, after].map(created)).toEqual([1, 1, 1]);

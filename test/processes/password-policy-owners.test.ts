@@ -92,11 +92,14 @@ describe('admin set-password-policy and show-password-policy', () => {
     }
   });
 
-  it('--help lists both commands and exits 0', async () => {
-    const result = await admin('set-password-policy', '--help');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('set-password-policy <email>');
-    expect(result.stdout).toContain('show-password-policy <email>');
+  it("each command's --help gives its own usage and exits 0", async () => {
+    const set = await admin('set-password-policy', '--help');
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('set-password-policy <email> [--min-length N] [--blocked-words a,b,c]');
+    const show = await admin('show-password-policy', '--help');
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('show-password-policy <email>');
+    expect(show.stdout).not.toContain('--min-length');
   });
 });
 

@@ -22,6 +22,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
+import { LANE_OVERHEAD_MIB } from '#domain/costly-lane';
+import { HASH_CEILINGS } from '#domain/password-hashes';
 import { fastestLockoutSeconds, MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
 import { formatArgon2Setting } from '#platform/config';
 import { processStores } from '#store/stores';
@@ -433,7 +435,7 @@ describe('every scenario of the data contract, through the installed package on 
     })) as { quietMs: number; burstMs: number; samples: number; outcomes: string[]; restKb: number; peakKb: number };
     // The bound the data contract states: at rest, plus one argon2 verification at the import's ceiling per place
     // (one place), plus four at the stage's setting on libuv's pool, plus 64 MiB for the worker thread and buffers.
-    const boundKb = result.restKb + 262_144 + 4 * config.argon2.memoryCost + 64 * 1024;
+    const boundKb = result.restKb + HASH_CEILINGS.argon2.memoryKiB + 4 * config.argon2.memoryCost + LANE_OVERHEAD_MIB * 1024;
     console.log(JSON.stringify({ ...result, boundKb, ratio: result.burstMs / result.quietMs }));
     expect(result.outcomes.every((o) => o === 'wrong' || o === 'busy')).toBe(true);
     expect(result.outcomes).toContain('wrong');

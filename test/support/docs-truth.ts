@@ -1,12 +1,14 @@
 /**
  * Checks that hold the prose to the repository, each a pure function of a repository root (the
- * real one in CI, an edited copy in the tests that prove a check fails): the variable table of
- * docs/local.md, the admin commands and options the docs show, the paths the docs name, the
- * sections they cite, and where figures from bench runs come from. Each returns what it found
- * wrong, one line per claim, and counts the claims it checked.
+ * real one in CI, an edited copy in the tests and the mutation run that prove a check fails): the
+ * variable table of docs/local.md, the paths the docs name and the sections they cite. The options
+ * the docs show are held to their commands in docs-options.ts, the figures to their sources in
+ * codegen/figures.ts. Each returns what it found wrong, one line per claim, and counts the claims
+ * it checked.
  */
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface CheckResult {
@@ -112,40 +114,6 @@ export function checkLocalVariables(
 }
 
 // ---------------------------------------------------------------------------------------------
-// admin commands and options the docs show, against --help
-
-/** `npm run [-s] admin -- <command> ... --option ...` as the docs show it, one per line. */
-export function adminCommandLines(root: string): { file: string; line: number; command: string; options: string[] }[] {
-  const found: { file: string; line: number; command: string; options: string[] }[] = [];
-  for (const file of documents(root)) {
-    read(root, file)
-      .split('\n')
-      .forEach((text, i) => {
-        for (const match of text.matchAll(/npm run (?:-s )?admin -- ([a-z][a-z-]*)([^`|]*)/g)) {
-          const options = [...match[2]!.matchAll(/(?:^|\s|\[)(--[a-z][a-z0-9-]*)/g)].map((option) => option[1]!);
-          found.push({ file, line: i + 1, command: match[1]!, options });
-        }
-      });
-  }
-  return found;
-}
-
-/** Every admin command and option the docs show is in `--help` (`help`: its output). */
-export function checkAdminOptions(root: string, help: string): CheckResult {
-  const problems: string[] = [];
-  let claims = 0;
-  const commands = new Set([...help.matchAll(/^ {2}([a-z][a-z-]+) /gm)].map((match) => match[1]!));
-  for (const { file, line, command, options } of adminCommandLines(root)) {
-    claims += 1 + options.length;
-    if (!commands.has(command)) problems.push(`${file}:${line}: admin command ${command} is not in --help`);
-    for (const option of options) {
-      if (!new RegExp(`${option}(?![a-z-])`).test(help)) problems.push(`${file}:${line}: ${command} ${option} is not in --help`);
-    }
-  }
-  return { claims, problems };
-}
-
-// ---------------------------------------------------------------------------------------------
 // repository paths in backticks, and the sections the docs cite
 
 /**
@@ -237,63 +205,26 @@ export function checkSections(root: string): CheckResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// figures from bench runs
-
-/** A figure with a unit of what the bench measures: time, memory, share. */
-export const FIGURE = /(?<![\w.=-])\d[\d,]*(?:\.\d+)?(?:-\d[\d,]*(?:\.\d+)?)?\s?(?:ms|µs|KB|MB|MiB|GB|%|[a-z]+\/s)(?![\w])/g;
+// edited copies, to show a check fails on the mismatch it exists for
 
 /**
- * A figure (a number in ms, µs, KB, MB, MiB, GB, % or things per second) in a document is quoted
- * from the committed bench run: the same figure appears in bench/RESULTS.md (with its unit, or, at
- * three significant digits or more, as a number of its tables). A measurement not in
- * that run says so and when: `measured` and an ISO date (2026-03-02) in its paragraph, or in the
- * first paragraph of its section. Any other figure is a setting or a limit, not a measurement, and must be in
- * `settings` (exact text, with why). bench/README.md and bench/RESULTS.md themselves are the
- * bench's own.
+ * The repository with these files edited (each edit must change its file): edited top-level folders
+ * copied, the rest linked. `remove()` deletes the copy.
  */
-export function checkFigures(root: string, settings: Readonly<Record<string, string>>): CheckResult {
-  const problems: string[] = [];
-  let claims = 0;
-  const results = existsSync(join(root, 'bench/RESULTS.md')) ? read(root, 'bench/RESULTS.md') : '';
-  const inResults = new Set([...results.matchAll(FIGURE)].map((match) => match[0].replace(/\s/g, '')));
-  // RESULTS.md's tables give the unit in the header: a number of three significant digits or more
-  // found there as a number is the same figure.
-  const numbers = new Set([...results.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g)].map((match) => match[0]));
-  const fromResults = (figure: string) => {
-    const number = /^[\d.]+/.exec(figure.replace(/,/g, ''))?.[0] ?? '';
-    return inResults.has(figure.replace(/\s/g, '')) || (number.replace(/^0\.0*|\./g, '').length >= 3 && numbers.has(number));
-  };
-  for (const file of documents(root).filter((name) => !name.startsWith('bench/'))) {
-    const lines = read(root, file).split('\n');
-    // Paragraphs (blank-line separated, fences kept whole), each with its section's first paragraph.
-    const paragraphs: { start: number; text: string; sectionIntro: string }[] = [];
-    let current = { start: 1, text: '', sectionIntro: '' };
-    let intro: string | undefined;
-    let fenced = false;
-    lines.forEach((text, i) => {
-      if (text.startsWith('```')) fenced = !fenced;
-      if (!fenced && /^#{1,6}\s/.test(text)) intro = undefined;
-      if (!fenced && text.trim() === '') {
-        if (current.text.trim() !== '' && !/^#{1,6}\s/.test(current.text)) intro ??= current.text;
-        paragraphs.push(current);
-        current = { start: i + 2, text: '', sectionIntro: intro ?? '' };
-      } else current.text += `${text}\n`;
-    });
-    paragraphs.push(current);
-    const dates = (text: string) => /\bmeasured\b/i.test(text) && /\b20\d\d-\d\d-\d\d\b/.test(text);
-    for (const { start, text, sectionIntro } of paragraphs) {
-      const dated = dates(text) || dates(sectionIntro);
-      text.split('\n').forEach((line, offset) => {
-        for (const match of line.matchAll(FIGURE)) {
-          claims++;
-          const figure = match[0];
-          if (dated || fromResults(figure) || figure in settings) continue;
-          problems.push(
-            `${file}:${start + offset}: ${figure} is not in bench/RESULTS.md, and its paragraph does not say when it was measured`,
-          );
-        }
-      });
-    }
+export function editedCopy(from: string, edits: Readonly<Record<string, (text: string) => string>>): { root: string; remove: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'docs-checks-'));
+  const touched = new Set(Object.keys(edits).map((file) => file.split('/')[0]!));
+  for (const entry of readdirSync(from)) {
+    if (entry === '.git') continue;
+    if (touched.has(entry)) cpSync(join(from, entry), join(root, entry), { recursive: true });
+    else symlinkSync(join(from, entry), join(root, entry));
   }
-  return { claims, problems };
+  for (const [file, edit] of Object.entries(edits)) {
+    const path = join(root, file);
+    const before = existsSync(path) ? readFileSync(path, 'utf8') : '';
+    const after = edit(before);
+    if (after === before) throw new Error(`the edit of ${file} changed nothing`);
+    writeFileSync(path, after);
+  }
+  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }

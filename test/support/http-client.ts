@@ -6,6 +6,8 @@ import { request as httpsRequest } from 'node:https';
 export interface ApiResponse {
   readonly status: number;
   readonly headers: Headers;
+  /** The body's bytes as they arrived. */
+  readonly bytes: Buffer;
   readonly text: string;
   readonly body: unknown;
 }
@@ -13,8 +15,8 @@ export interface ApiResponse {
 export interface RequestOptions {
   /** Sent as X-API-Key; `null` sends no header. */
   apiKey?: string | null;
-  /** Replaces the JSON body with this raw text. */
-  raw?: string;
+  /** Replaces the JSON body with this raw text, or these bytes. */
+  raw?: string | Uint8Array;
   method?: string;
   headers?: Record<string, string>;
 }
@@ -30,16 +32,19 @@ export function apiClient(baseUrl: string, defaultKey: string) {
       headers,
       body: method === 'GET' || method === 'HEAD' ? undefined : (options.raw ?? (body === undefined ? undefined : JSON.stringify(body))),
     });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, body: parsed };
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const text = bytes.toString('utf8');
+    return { status: response.status, headers: response.headers, bytes, text, body: parseJson(text) };
   };
 }
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * POSTs `body` with exactly these header lines, in this order and spelling (fetch folds a repeated
@@ -50,7 +55,7 @@ export function postWithRawHeaders(
   path: string,
   headerLines: readonly [string, string][],
   body: unknown,
-): Promise<{ status: number; body: unknown }> {
+): Promise<ApiResponse> {
   const url = new URL(`${baseUrl}${path}`);
   const payload = JSON.stringify(body);
   // A raw header list gets no defaults from node:http: Host and the length are ours to send.
@@ -66,11 +71,24 @@ export function postWithRawHeaders(
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown });
+        const bytes = Buffer.concat(chunks);
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, String(value));
+        const text = bytes.toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers, bytes, text, body: parseJson(text) });
       });
     });
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/**
+ * An answer read some other way (a raw socket) in the shape the contract suite compares: its
+ * status, its headers and its body's bytes.
+ */
+export function apiResponse(status: number, headers: Readonly<Record<string, string>>, body: string | Uint8Array): ApiResponse {
+  const bytes = Buffer.from(body);
+  const text = bytes.toString('utf8');
+  return { status, headers: new Headers(headers), bytes, text, body: parseJson(text) };
 }

@@ -22,7 +22,7 @@ export const readEvents = (file: string): LifecycleEvent[] =>
  * interval and the time before failing events are kept, or listens to its failures.
  */
 export async function startTestDelivery(
-  options: Pick<EventDeliveryOptions, 'intervalMs' | 'onError' | 'keepAfterMs'> & { file?: string } = {},
+  options: Pick<EventDeliveryOptions, 'intervalMs' | 'onError' | 'keepAfterMs' | 'onRound'> & { file?: string } = {},
 ): Promise<EventDelivery & { file: string; events: () => LifecycleEvent[] }> {
   const file = options.file ?? join(mkdtempSync(join(tmpdir(), 'events-')), 'events.jsonl');
   const delivery = await startEventDelivery({

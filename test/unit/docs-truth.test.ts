@@ -1,12 +1,12 @@
 /**
- * The prose held to the repository (test/support/docs-truth.ts): docs/local.md's variables and
- * defaults, every admin command and option the docs show, every repository path and cited
- * section, and where every figure comes from. Each check is also run on an edited copy of the
- * repository, to show it fails on the mismatch it exists for.
+ * The prose held to the repository: docs/local.md's variables and defaults (test/support/docs-truth.ts),
+ * every repository path and cited section, every `--option` the docs show against the help of the
+ * command it is written with (test/support/docs-options.ts), and every figure against its source
+ * (codegen/figures.ts: the committed bench run, bench/RESULTS.json, or a dated record). Each check
+ * is also run on an edited copy of the repository, to show it fails on the mismatch it exists for.
  */
 
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -14,7 +14,20 @@ import { DEFAULT_EVENTS_FILE } from '#events/file-sink';
 import { formatArgon2Setting, readConfig, readPasswordPolicy, readPasswordSettings } from '#platform/config';
 import { metricsNamespace } from '#platform/metrics';
 import { localEngine } from '#store/local-engine';
-import { checkAdminOptions, checkFigures, checkLocalVariables, checkPaths, checkSections } from '../support/docs-truth';
+import { commandUsage, usageCommands } from '../../admin/command-usage';
+import {
+  checkFigures,
+  figureEdit,
+  readRegistry,
+  readSources,
+  registeredFigure,
+  rewriteFigures,
+  type Source,
+  valueAt,
+} from '../../codegen/figures';
+import { exampleBenchReport } from '../support/bench-report-example';
+import { checkOptions, type HelpTexts, helpTexts } from '../support/docs-options';
+import { checkLocalVariables, checkPaths, checkSections, editedCopy } from '../support/docs-truth';
 import { ROOT, runScript } from '../support/processes';
 
 /** Runs `read` with these variables unset, so it sees the code's own defaults. */
@@ -58,52 +71,29 @@ const NOT_FOR_NPM_START: Record<string, string> = {
   POWERTOOLS_SERVICE_NAME: 'npm start sets it',
 };
 
-/**
- * Figures that are settings, limits or arithmetic, not measurements (exact text as written, and
- * why). Anything else with a unit the bench measures must come from bench/RESULTS.md or say when
- * it was measured.
- */
-const NOT_MEASURED: Record<string, string> = {
-  '500 ms': 'the function answers a looming Lambda timeout 500 ms before it (a setting)',
-  '1 %': "the api-5xx-rate alarm's threshold",
-  '30 %': "test/slow/import-memory.test.ts's bound on peak memory",
-  '400 KB': "DynamoDB's item size limit",
-  '1 KB': "DynamoDB's write unit (AWS's words, quoted in docs/capacity.md)",
-  '4 KB': "DynamoDB's read unit (AWS's words, quoted in docs/capacity.md)",
-  '1 MB': "the client package's installed-size target (test/processes/client-package.test.ts)",
-  '100 requests/s': "prod's stage throttle, and the cost estimate's example load",
-  '16 KB': "WAF's included body inspection",
-  '300 ms': "npm start's stream-read and retry interval (a setting)",
-  '250 ms': "the import progress bar's redraw interval",
-  '8.5 MB': 'arithmetic: 85 bytes per e-mail seen, times 100,000 lines',
-  '2 MB': 'arithmetic: 10,000 digests of 64 hex characters',
-  '6 MB': "Lambda's payload limit",
-  '10 MB': "API Gateway's payload limit",
-  '300 KB': "the bench's bundle-size target",
-  '1 MiB': "the import's line-length limit",
-  '10,000 ms': 'the shortest function timeout, which bounds latencyAlarmP99Ms',
-  '0.05 ms': "the password checks' CPU target",
-  '50 MB': "Lambda's limit for a zipped deployment package",
-  '20 %': "staging's X-Ray sampling rate (a stage setting)",
-  '100 %': "dev's X-Ray sampling rate (a stage setting)",
-  '256 MiB': "argon2's memory at the import ceiling, m=262,144 KiB (arithmetic)",
-  '7 MiB': "the default argon2id setting's memory, m=7,168 KiB (arithmetic)",
-  '64 MiB': "the sign-in's allowance for the costly lane's worker thread in its stated memory bound (sign-in-package.test.ts holds it)",
-};
-
 /** Variables a library reads by itself. */
 const READ_BY_LIBRARIES: Record<string, string> = { POWERTOOLS_LOG_LEVEL: 'Powertools Logger' };
 
-/** Paths a how-to tells the reader to create. */
-const EXAMPLE_PATHS: Record<string, string> = { 'functions/suspendUser/handler.ts': 'CONTRIBUTING, "Adding an operation"' };
+/** Paths a how-to tells the reader to create, or a command writes. */
+const EXAMPLE_PATHS: Record<string, string> = {
+  'functions/suspendUser/handler.ts': 'CONTRIBUTING, "Adding an operation"',
+  'bench/RESULTS.json': 'written by npm run bench and committed with a bench run (ADR 21); absent until the first such run',
+};
 
-let help = '';
+let help: HelpTexts;
 const claims: Record<string, number> = {};
 beforeAll(async () => {
-  const run = await runScript('admin/cli.ts', ['--help'], process.env);
-  expect(run.code).toBe(0);
-  help = run.stdout;
-}, 60_000);
+  help = await helpTexts(ROOT);
+}, 120_000);
+
+/**
+ * The run the figures' edited copies are checked against: the committed one, or until there is one
+ * a fixture of the figures the docs quote from the 2026-11-25 run (not a run).
+ */
+const RUN = readFileSync(
+  join(ROOT, existsSync(join(ROOT, 'bench/RESULTS.json')) ? 'bench/RESULTS.json' : 'test/fixtures/bench-results.json'),
+  'utf8',
+);
 
 describe('the documents hold against the repository', () => {
   const hold = (name: string, result: { claims: number; problems: string[] }) => {
@@ -114,20 +104,32 @@ describe('the documents hold against the repository', () => {
 
   it("docs/local.md's variable table: every name the configuration reads, with its default", () =>
     hold('variables', checkLocalVariables(ROOT, CODE_DEFAULTS, NOT_FOR_NPM_START, READ_BY_LIBRARIES)));
-  it('every admin command and option the docs show is in --help', () => hold('admin', checkAdminOptions(ROOT, help)));
   it('every repository path named in backticks exists', () => hold('paths', checkPaths(ROOT, EXAMPLE_PATHS)));
   it('every relative link and anchor resolves; every README section cited by name exists', () => hold('sections', checkSections(ROOT)));
-  it('every figure with a unit the bench measures is in bench/RESULTS.md, dated, or a setting', () =>
-    hold('figures', checkFigures(ROOT, NOT_MEASURED)));
+  it("every --option the docs show is an option of the command it is written with (admin's per command)", () =>
+    hold('options', checkOptions(ROOT, help)));
+  it('every figure reads what its source says: the committed run (bench/RESULTS.json) at its key, a dated record, the code', () =>
+    hold('figures', checkFigures(ROOT)));
 
-  it('every command of --help answers `<command> --help` with the usage and exit 0', async () => {
-    const commands = [...help.matchAll(/^ {2}([a-z][a-z-]+) /gm)].map((match) => match[1]!);
-    expect(commands.length).toBeGreaterThanOrEqual(8);
-    const runs = await Promise.all(commands.map((command) => runScript('admin/cli.ts', [command, '--help'], process.env)));
-    expect(runs.map((run, i) => [commands[i], run.code, run.stdout, run.stderr])).toEqual(
-      commands.map((command) => [command, 0, help, '']),
-    );
-  }, 120_000);
+  it("every key the docs read from the committed run is a key of the bench's report (its example, test/support/bench-report-example.ts)", async () => {
+    const report = await exampleBenchReport();
+    const keys = Object.values(readRegistry(ROOT))
+      .flat()
+      .flatMap((entry) => [entry.source].flat() as Source[])
+      .flatMap((source) => ('run' in source ? [source.run] : []));
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.filter((key) => valueAt(report, key) === undefined)).toEqual([]);
+  });
+
+  it("`<command> --help` prints that command's part of the usage and exits 0", async () => {
+    const commands = usageCommands(help.admin);
+    expect(commands.length).toBeGreaterThanOrEqual(11);
+    for (const command of commands) expect(commandUsage(help.admin, command)).toMatch(new RegExp(`^usage: npm run admin -- ${command}\\b`));
+    const run = await runScript('admin/cli.ts', ['export-users', '--help'], process.env);
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, `${commandUsage(help.admin, 'export-users')}\n`, '']);
+    expect(run.stdout).toContain('--output');
+    expect(run.stdout).not.toContain('--report');
+  }, 60_000);
 });
 
 afterAll(() => {
@@ -135,33 +137,22 @@ afterAll(() => {
 });
 
 describe('each check fails on a document that says otherwise (an edited copy of the repository)', () => {
-  const copies: string[] = [];
+  const copies: (() => void)[] = [];
   afterAll(() => {
-    for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+    for (const remove of copies) remove();
   });
-
-  /** The repository with these files edited: edited folders copied, the rest linked. */
-  function editedCopy(edits: Record<string, (text: string) => string>): string {
-    const root = mkdtempSync(join(tmpdir(), 'docs-truth-'));
-    copies.push(root);
-    const touched = new Set(Object.keys(edits).map((file) => file.split('/')[0]!));
-    for (const entry of readdirSync(ROOT)) {
-      if (entry === '.git') continue;
-      if (touched.has(entry)) cpSync(join(ROOT, entry), join(root, entry), { recursive: true });
-      else symlinkSync(join(ROOT, entry), join(root, entry));
-    }
-    for (const [file, edit] of Object.entries(edits)) {
-      const before = readFileSync(join(root, file), 'utf8');
-      const after = edit(before);
-      expect(after).not.toBe(before);
-      writeFileSync(join(root, file), after);
-    }
-    return root;
-  }
-  const replace = (from: string | RegExp, to: string) => (text: string) => text.replace(from, to);
+  const copy = (edits: Record<string, (text: string) => string>) => {
+    const edited = editedCopy(ROOT, edits);
+    copies.push(edited.remove);
+    return edited.root;
+  };
+  const replace = (from: string | RegExp, to: string) => (text: string) => {
+    expect(text).toMatch(from);
+    return text.replace(from, to);
+  };
 
   it('a default changed in docs/local.md', () => {
-    const root = editedCopy({
+    const root = copy({
       'docs/local.md': replace(
         '| `PORT`                                       | `3000`',
         '| `PORT`                                       | `3001`',
@@ -173,7 +164,7 @@ describe('each check fails on a document that says otherwise (an edited copy of 
   });
 
   it('a variable the configuration reads and the table does not list', () => {
-    const root = editedCopy({
+    const root = copy({
       'functions/shared/platform/config.ts': (text) => `${text}\nexport const extra = () => process.env.SIGN_IN_LOCKOUT_MINUTES;\n`,
     });
     expect(checkLocalVariables(root, CODE_DEFAULTS, NOT_FOR_NPM_START, READ_BY_LIBRARIES).problems).toEqual([
@@ -181,19 +172,8 @@ describe('each check fails on a document that says otherwise (an edited copy of 
     ]);
   });
 
-  it('an admin option or command the docs show and --help does not', () => {
-    const root = editedCopy({
-      'docs/operations.md': (text) =>
-        `${text}\n\`npm run -s admin -- issue-key a@example.com --colour\` and \`npm run admin -- rotate-all\`\n`,
-    });
-    expect(checkAdminOptions(root, help).problems).toEqual([
-      expect.stringMatching(/^docs\/operations\.md:\d+: issue-key --colour is not in --help$/),
-      expect.stringMatching(/^docs\/operations\.md:\d+: admin command rotate-all is not in --help$/),
-    ]);
-  });
-
   it('a path that moved, unless the line says where to', () => {
-    const root = editedCopy({
+    const root = copy({
       'docs/adr/0005-item-collection-delete.md': replace('`functions/shared/store/table-layout.ts`', '`functions/shared/table-layout.ts`'),
       'docs/adr/0007-key-last-use.md': replace(
         '`functions/shared/domain/key-use.ts`',
@@ -206,7 +186,7 @@ describe('each check fails on a document that says otherwise (an edited copy of 
   });
 
   it('a README section renamed under a citation, and a link to a heading that is gone', () => {
-    const root = editedCopy({
+    const root = copy({
       'README.md': replace('## Owners and API keys', '## Owners and keys'),
       'docs/deploy.md': replace('## Edge limits', '## Limits at the edge'),
       // A citation by name, as a sentence of prose would make it.
@@ -225,17 +205,173 @@ describe('each check fails on a document that says otherwise (an edited copy of 
     );
   });
 
-  it('a figure from no bench run, unless dated; a figure of the committed run passes', () => {
-    // A figure the committed run printed (its first CPU-per-hash cell), whatever run is committed.
-    const committed = readFileSync(join(ROOT, 'bench/RESULTS.md'), 'utf8').match(/\| m=\d+,t=\d,p=1 +\| (\d+\.\d+) /)![1];
-    const root = editedCopy({
-      'docs/operations.md': (text) =>
-        `${text}\nA create costs 12.5 ms of CPU.\n\nA reset cost 13.5 ms (measured 2026-11-25).\n\nA hash is ${committed} ms at the default.\n`,
+  describe('options, each held to its own command', () => {
+    it("another command's option (export-users --output renamed --report, import-users' option)", () => {
+      const root = copy({
+        'README.md': replace(
+          'export-users owner@acme.example --output acme-users.jsonl',
+          'export-users owner@acme.example --report acme-users.jsonl',
+        ),
+      });
+      expect(checkOptions(root, help).problems).toEqual([
+        expect.stringMatching(
+          /^README\.md:\d+: --report \(command line\) is not an option of admin export-users \(admin export-users --help\)$/,
+        ),
+      ]);
     });
-    expect(checkFigures(root, NOT_MEASURED).problems).toEqual([
-      expect.stringMatching(
-        /^docs\/operations\.md:\d+: 12\.5 ms is not in bench\/RESULTS\.md, and its paragraph does not say when it was measured$/,
-      ),
-    ]);
+
+    it('an option renamed in prose (--min-length written alone, its paragraph naming the command)', () => {
+      const root = copy({ 'docs/api-contract.md': replace('set `--min-length 15` then', 'set `--minimum-length 15` then') });
+      expect(checkOptions(root, help).problems).toEqual([
+        expect.stringMatching(/^docs\/api-contract\.md:\d+: --minimum-length \(prose\) is not an option of admin set-password-policy/),
+      ]);
+    });
+
+    it('an option on a continuation line (a line ending in \\ goes on)', () => {
+      const root = copy({
+        'docs/operations.md': replace(
+          '--since 2026-03-01T10:00:00Z \\\n  --deletions-table "$(output DeletionsTableName)"',
+          '--since 2026-03-01T10:00:00Z \\\n  --ledger-table "$(output DeletionsTableName)"',
+        ),
+      });
+      expect(checkOptions(root, help).problems).toEqual([
+        expect.stringMatching(/^docs\/operations\.md:\d+: --ledger-table \(command line\) is not an option of admin reapply-deletions/),
+      ]);
+    });
+
+    it('an option of a script that does not read it, an unknown admin command (with or without options), an option with no command', () => {
+      const root = copy({
+        'CONTRIBUTING.md': replace('npm run bench -- --quick       #', 'npm run bench -- --fast        #'),
+        'docs/local.md': (text) =>
+          `${text}\n\n## More\n\nRun \`npm run admin -- rotate-all --now\`.\n\n## Last\n\nPass \`--colour\` for colour.\n`,
+      });
+      expect(checkOptions(root, help).problems).toEqual([
+        expect.stringMatching(/^docs\/local\.md:\d+: admin command rotate-all is not in --help$/),
+        expect.stringMatching(/^docs\/local\.md:\d+: --colour is written with no command before it in its section$/),
+        expect.stringMatching(
+          /^CONTRIBUTING\.md:\d+: --fast \(command line\) is not an option of bench \(the options bench's file reads \(--json --quick\)\)$/,
+        ),
+        expect.stringMatching(
+          /^docs\/local\.md:\d+: --now \(command line\) is not an option of admin rotate-all: admin command rotate-all is not in --help$/,
+        ),
+      ]);
+    });
+  });
+
+  describe('figures, each held to its source (the committed run, or until there is one the fixture, as bench/RESULTS.json)', () => {
+    const committed = existsSync(join(ROOT, 'bench/RESULTS.json'));
+    const withRun = (edits: Record<string, (text: string) => string> = {}) =>
+      copy({ ...(committed ? {} : { 'bench/RESULTS.json': () => RUN }), ...edits });
+    const registry = readRegistry(ROOT);
+    const number = (key: string) => String(valueAt(JSON.parse(RUN), key));
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    /** Another number than `written`: one more in its last digit's place. */
+    const another = (written: string) => written.replace(/\d$/, (digit) => String((Number(digit) + 1) % 10));
+
+    it('the docs hold against the run (the baseline of the cases below)', () => {
+      expect(checkFigures(withRun()).problems).toEqual([]);
+    });
+
+    it('a figure changed in a paragraph that says it was measured (README, the 15:59 run the default was chosen from)', () => {
+      const entry = registeredFigure(registry, 'README.md', (source) => 'record' in source && source.value === 'm=7168,t=5,p=1');
+      const written = entry.figure.split(' ')[0]!;
+      const root = withRun({ 'README.md': figureEdit(entry, another) });
+      expect(checkFigures(root).problems).toEqual([
+        expect.stringMatching(
+          new RegExp(`^README\\.md:\\d+: the document says ${literal(another(written))}, the registry's copy ${literal(entry.figure)}$`),
+        ),
+        expect.stringMatching(
+          new RegExp(
+            `^README\\.md:\\d+: ${literal(another(written))}, but docs/measurements/2026-11-25-bench-1559\\.json m=7168,t=5,p=1 says ${literal(written)}$`,
+          ),
+        ),
+      ]);
+    });
+
+    it('a committed-run figure changed (README, m=7168,t=5 per hash)', () => {
+      const key = 'argon2.settings[m=7168,t=5,p=1].cpuMs';
+      const entry = registeredFigure(registry, 'README.md', (source) => 'run' in source && source.run === key);
+      const root = withRun({ 'README.md': figureEdit(entry, another) });
+      expect(checkFigures(root).problems).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^README\\.md:\\d+: ${literal(another(number(key)))}, but bench/RESULTS\\.json ${literal(key)} says ${literal(number(key))}$`,
+          ),
+        ),
+      );
+    });
+
+    it('a figure changed to another number of the run, in the document and the registry both (ADR 5, the 250-item row for the 2,500)', () => {
+      const key = 'deleteScaling.items[2500].msPerItem';
+      const entry = registeredFigure(
+        registry,
+        'docs/adr/0005-item-collection-delete.md',
+        (source) => 'run' in source && source.run === key,
+      );
+      const other = [number('deleteScaling.items[250].msPerItem'), number('deleteScaling.items[25].msPerItem')].find(
+        (value) => value !== number(key),
+      )!;
+      const root = withRun({
+        'docs/adr/0005-item-collection-delete.md': figureEdit(entry, () => other),
+        'docs/figures.json': (text) => text.replace(`"figure": "${entry.figure}"`, `"figure": "${other} ms"`),
+      });
+      expect(checkFigures(root).problems).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^docs/adr/0005-item-collection-delete\\.md:\\d+: ${literal(other)}, but bench/RESULTS\\.json ${literal(key)} says ${literal(number(key))}$`,
+          ),
+        ),
+      ]);
+    });
+
+    it('a figure with no source, a record whose raw output no longer holds its value, a setting changed in the code', () => {
+      const root = withRun({
+        'docs/operations.md': (text) => `${text}\nA reset costs 12.5 ms of CPU (measured 2026-11-25).\n`,
+        'docs/measurements/2026-11-21-bench.json': replace('| 9.25 |', '| 9.35 |'),
+        'functions/shared/http/middleware/parse-body.ts': replace('MAX_BODY_BYTES = 16 * 1024', 'MAX_BODY_BYTES = 32 * 1024'),
+      });
+      const problems = checkFigures(root).problems;
+      expect(problems).toContainEqual(
+        expect.stringMatching(/^docs\/operations\.md:\d+: 12\.5 ms has no source \(no entry in docs\/figures\.json\)$/),
+      );
+      expect(problems).toContainEqual(
+        expect.stringMatching(
+          /^docs\/adr\/0001-argon2-binding\.md:\d+: 9\.25, but docs\/measurements\/2026-11-21-bench\.json node_rs_hash_p50_ms says 9\.35$/,
+        ),
+      );
+      expect(problems).toContainEqual(
+        expect.stringMatching(/^README\.md:\d+: 16, but functions\/shared\/http\/middleware\/parse-body\.ts .* says 32$/),
+      );
+      expect(problems.every((problem) => /operations\.md|9\.25|parse-body/.test(problem))).toBe(true);
+    });
+
+    it('--write brings the docs in line with a new run, which then holds', () => {
+      const next = JSON.parse(RUN) as {
+        argon2: { settings: Record<string, { cpuMs: number }> };
+        deleteScaling: { items: Record<string, { msPerItem: number }> };
+      };
+      const perHash = next.argon2.settings['m=7168,t=5,p=1']!.cpuMs === 9.875 ? 9.876 : 9.875;
+      const perItem = next.deleteScaling.items['2500']!.msPerItem === 0.2411 ? 0.2412 : 0.2411;
+      next.argon2.settings['m=7168,t=5,p=1']!.cpuMs = perHash;
+      next.deleteScaling.items['2500']!.msPerItem = perItem;
+      const newRun = JSON.stringify(next, null, 2);
+      const root = copy({ 'bench/RESULTS.json': () => newRun });
+      expect(checkFigures(root).problems).toHaveLength(2);
+      const { documents, registry: rewrittenRegistry, changed } = rewriteFigures(root, readSources(root));
+      expect(changed).toEqual([
+        expect.stringMatching(new RegExp(`^README\\.md:\\d+: [\\d.]+ -> ${perHash}$`)),
+        expect.stringMatching(new RegExp(`^docs/adr/0005-item-collection-delete\\.md:\\d+: [\\d.]+ -> ${perItem}$`)),
+      ]);
+      const rewritten = copy({
+        'bench/RESULTS.json': () => newRun,
+        ...Object.fromEntries(
+          Object.entries(documents)
+            .filter(([file, text]) => readFileSync(join(root, file), 'utf8') !== text)
+            .map(([file, text]) => [file, () => text]),
+        ),
+        'docs/figures.json': () => `${JSON.stringify(rewrittenRegistry, null, 2)}\n`,
+      });
+      expect(checkFigures(rewritten).problems).toEqual([]);
+    });
   });
 });

@@ -21,6 +21,12 @@ export interface CostlyLaneOptions {
 
 export const COSTLY_LANE_DEFAULTS = { concurrency: 1, maxWaitMs: 5_000, maxQueue: 32 } as const;
 
+/**
+ * The stated memory bound of verifications in a process (docs/data-contract.md) allows this much,
+ * in MiB, beyond the places' argon2 memory and the thread pool's: a worker thread and its buffers.
+ */
+export const LANE_OVERHEAD_MIB = 64;
+
 /** A place in the lane: verify in it, then release it (exactly once). */
 export interface LanePlace {
   verify(stored: string, password: string): Promise<boolean>;
