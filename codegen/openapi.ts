@@ -222,6 +222,41 @@ function sharedCases(op: OperationText): { before: Case[]; after: Case[] } {
   };
 }
 
+/**
+ * What the server answers before a request is one at all (the local server's answers: a deployed
+ * stage's front end answers these itself). Every operation can get them; each closes the connection.
+ */
+function protocolCases(op: OperationText): Case[] {
+  const closed = 'The server answers without reading the body and closes the connection.';
+  return [
+    {
+      name: 'notHttp',
+      status: 400,
+      summary:
+        'Not a request the server takes as HTTP/1.1: a malformed request line or header, `Content-Length` beside `Transfer-Encoding`, no `Host` header or two, or `CONNECT`',
+      given: `Sent over HTTP/1.1 without a \`Host\` header. ${closed} Answered so by the local server; in front of a deployed stage, API Gateway answers such requests itself.`,
+      request: op.validBody,
+      response: { message: MESSAGES.badRequest },
+    },
+    {
+      name: 'expectationFailed',
+      status: 417,
+      summary: 'An `Expect` header other than `100-continue`',
+      given: `Sent with \`Expect: something-else\`. ${closed} Answered so by the local server.`,
+      request: op.validBody,
+      response: { message: MESSAGES.expectationFailed },
+    },
+    {
+      name: 'headersTooLarge',
+      status: 431,
+      summary: "A header section larger than the server accepts (the local server: Node's limit, 16 KiB)",
+      given: `Sent with a header section over 16 KiB. ${closed} Answered so by the local server.`,
+      request: op.validBody,
+      response: { message: MESSAGES.headersTooLarge },
+    },
+  ];
+}
+
 /** One 400 case per contract row of the operation's schema, in the rows' order (the first row that applies wins). */
 function validationCases(op: OperationText, rows: readonly Row[], policy: PasswordPolicy): Case[] {
   return rows.map((row) => {
@@ -360,6 +395,7 @@ export function casesOf(name: OperationName, policy: PasswordPolicy = DEFAULT_PA
   return [
     own.success,
     idempotent.replayed,
+    ...protocolCases(op),
     apiKeyInvalid!,
     ownerGone!,
     idempotent.keyInvalid,
@@ -572,6 +608,9 @@ const INTRODUCTION = [
   '',
   'Requests are handled in this order, and the first refusal is the answer:',
   '',
+  '0. HTTP itself, on the local server (a deployed stage\'s front end answers these itself): `400 {"message":"Bad Request"}` for what is not an HTTP/1.1 request ' +
+    '(a malformed request line or header, no `Host` header or two, `CONNECT`), `417 {"message":"Expectation Failed"}` for an `Expect` other than `100-continue`, ' +
+    '`431 {"message":"Request Header Fields Too Large"}` for a header section over 16 KiB; each closes the connection, and a request answered before it on the connection keeps its answer.',
   '1. Route: only the three `POST` operations below exist. Any other path: `404 {"message":"Not Found"}`. ' +
     'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
   "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone. " +
@@ -612,24 +651,17 @@ function routingResponses(): JsonObject {
   };
 }
 
-/** The base_url the committed document names: `npm start` on its default port. */
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
-
-/** What the document says its default server is: the local server's, unless a deployed stage says otherwise. */
-export const LOCAL_SERVER_NOTE = 'The default is the local server of `npm start`.';
-/** What a deployed stage's document says of its default server (the stage's own URL). */
-export const STAGE_SERVER_NOTE = 'The default is the stage that served this document.';
-
 /**
- * The OpenAPI 3.1 document for a deployment's password policy (the default one unless given);
- * `baseUrl` is the server it names (the local server passes the address it listens on, a deployed
- * stage its own URL), `serverNote` what that default is.
+ * The server the document names: `.`, relative to where the document is served (OpenAPI 3.1, Server
+ * Object: the URL "MAY be relative, to indicate that the host location is relative to the location
+ * where the OpenAPI document is being served"). Served at `{base_url}/openapi.json`, it resolves to
+ * `{base_url}` on every host: the local server, a stage's execute-api URL, a custom domain with any
+ * base path mapping, a reverse proxy. So every copy of the document is the same, byte for byte.
  */
-export function buildOpenApiDocument(
-  policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY,
-  baseUrl = DEFAULT_BASE_URL,
-  serverNote = LOCAL_SERVER_NOTE,
-): JsonObject {
+export const SERVED_BASE_URL = '.';
+
+/** The OpenAPI 3.1 document for a deployment's password policy (the default one unless given). */
+export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY): JsonObject {
   const schemas = operationSchemas(policy);
   const names = OPERATIONS;
   return {
@@ -641,14 +673,11 @@ export function buildOpenApiDocument(
     },
     servers: [
       {
-        url: '{base_url}',
-        description: 'The server address including its API path prefix; every path below is appended to it.',
-        variables: {
-          base_url: {
-            default: baseUrl,
-            description: `A deployed stage: \`https://{api-id}.execute-api.{region}.amazonaws.com/{stage}\` (the stack output ApiUrl without \`/v1\`). ${serverNote}`,
-          },
-        },
+        url: SERVED_BASE_URL,
+        description:
+          'The address this document was served from, without `/openapi.json`: every path below is appended to it. `.` is relative to that address, so it is right on every host: ' +
+          '`http://127.0.0.1:3000` for `npm start`, `https://{api-id}.execute-api.{region}.amazonaws.com/{stage}` for a deployed stage (the stack output BaseUrl), ' +
+          'or its custom domain with any base path. A tool that reads this file from disk needs the address set.',
       },
     ],
     security: [{ ApiKey: [] }],

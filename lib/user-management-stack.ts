@@ -7,9 +7,9 @@ import { formatArgon2Setting } from '#platform/config';
 import { metricsNamespace } from '#platform/metrics';
 import { PWNED_PASSWORDS_API } from '#platform/pwned-passwords';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '#store/table-layout';
-import { buildOpenApiDocument, STAGE_SERVER_NOTE, serializeOpenApiDocument } from '../codegen/openapi';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
 import { AlarmTopic } from './constructs/alarm-topic';
-import { STAGE_URL_PLACEHOLDER, UserManagementApi } from './constructs/api';
+import { UserManagementApi } from './constructs/api';
 import { EdgeProtection } from './constructs/edge-protection';
 import { HandlerFunction } from './constructs/handler-function';
 import { LifecycleEvents } from './constructs/lifecycle-events';
@@ -102,13 +102,10 @@ export class UserManagementStack extends Stack {
       tracingSampleRate: config.tracingSampleRate,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
-      // The stage's own password policy shows in the document's messages and limits, and its own URL is the default server.
+      // The stage's own password policy shows in the document's messages and limits; its server is
+      // relative, right at the execute-api URL and behind a custom domain with any base path.
       openApiDocument: serializeOpenApiDocument(
-        buildOpenApiDocument(
-          { minLength: config.passwordMinLength, maxLength: config.passwordMaxLength },
-          STAGE_URL_PLACEHOLDER,
-          STAGE_SERVER_NOTE,
-        ),
+        buildOpenApiDocument({ minLength: config.passwordMinLength, maxLength: config.passwordMaxLength }),
       ),
     });
 
@@ -136,6 +133,7 @@ export class UserManagementStack extends Stack {
     this.guardAlarmDelivery(config);
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api.api,
+      accessLogs: this.api.accessLogs,
       stageName: config.stage,
       functions: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
       metricsNamespace: observability.POWERTOOLS_METRICS_NAMESPACE,

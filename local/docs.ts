@@ -10,8 +10,7 @@ import { dirname, join } from 'node:path';
 
 export interface Page {
   readonly contentType: string;
-  /** The body, for a page served from `baseUrl` (only the document depends on it). */
-  readonly body: (baseUrl: string) => Buffer;
+  readonly body: () => Buffer;
 }
 
 /** The document's path, and the viewer's. Relative links keep both working under a path prefix. */
@@ -46,10 +45,10 @@ const INIT = `window.ui = SwaggerUIBundle({
 `;
 
 /**
- * The pages by path; `document` serialises the OpenAPI document naming a base URL. Viewer files
- * are read on first use, documents built on first use per base URL; both are then kept.
+ * The pages by path; `document` serialises the OpenAPI document (its server is relative, so one
+ * document serves every host). Viewer files are read and the document built on first use, then kept.
  */
-export function docsPages(document: (baseUrl: string) => string): ReadonlyMap<string, Page> {
+export function docsPages(document: () => string): ReadonlyMap<string, Page> {
   const viewer = (file: string, contentType: string): Page => {
     let cached: Buffer | undefined;
     return { contentType, body: () => (cached ??= readFileSync(join(swaggerUiDir(), file))) };
@@ -58,11 +57,8 @@ export function docsPages(document: (baseUrl: string) => string): ReadonlyMap<st
     const buffer = Buffer.from(body);
     return { contentType, body: () => buffer };
   };
-  const documents = new Map<string, Buffer>();
-  const openApi: Page = {
-    contentType: 'application/json',
-    body: (baseUrl) => documents.get(baseUrl) ?? documents.set(baseUrl, Buffer.from(document(baseUrl))).get(baseUrl)!,
-  };
+  let built: Buffer | undefined;
+  const openApi: Page = { contentType: 'application/json', body: () => (built ??= Buffer.from(document())) };
   return new Map([
     [OPENAPI_DOCUMENT_PATH, openApi],
     [DOCS_PATH, text(HTML, 'text/html; charset=utf-8')],

@@ -6,14 +6,15 @@
  * An event exists if and only if its write happened, across `kill -9` and restart: after each
  * append the delivery saves a checkpoint beside the file (each shard's last delivered record and
  * the file's length then), and a restart resumes from it, skipping the events an append made
- * just before the process died (they follow the checkpointed length). DynamoDB Local keeps its
+ * just before the process died (they follow the checkpointed length); a checkpoint that does not fit
+ * the stream or the file stops the start instead (local/event-checkpoint.ts). DynamoDB Local keeps its
  * stream across restarts (same stream, same sequence numbers: measured). Events that keep
  * failing (the file unwritable for KEEP_AFTER_MS) are kept in the undelivered-events table for
  * `admin replay-events`, as deployed.
  */
 
 import { readFileSync } from 'node:fs';
-import { chmod, link, lstat, mkdir, open as openFile, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open as openFile, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -33,6 +34,7 @@ import { createDeletionLedger } from '#store/deletion-ledger';
 import { LOCAL_TABLES } from '#store/local-engine';
 import { createUndeliveredEventsStore } from '#store/undelivered-events-store';
 import { localClient } from './dynamodb-local';
+import { assertCheckpointFits, eventsFileBytes } from './event-checkpoint';
 
 /** How long delivery retries a failing sink before it keeps the events for replay. */
 export const KEEP_AFTER_MS = 10_000;
@@ -163,6 +165,16 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   // Before the tail is read: a torn last line is no event, and its event comes again from the stream.
   const torn = await setAsideTornLine(eventsFile);
   if (torn) options.onError?.(torn);
+  // A checkpoint that does not fit the stream or the file stops the start: resuming from it would drop events unsaid.
+  if (saved) {
+    await assertCheckpointFits({ checkpoint: saved, checkpointFile: checkpointFile(eventsFile), eventsFile, streams, streamArn }).catch(
+      (error: unknown) => {
+        streams.destroy();
+        ledgerClient.destroy();
+        throw error;
+      },
+    );
+  }
   // Events appended after the checkpoint was saved: delivered again from the checkpoint, they are skipped once.
   let written = saved ? await tailOf(eventsFile, saved.eventsBytes) : '';
   const fileSink = createFileSink(eventsFile, ledger, options.onError);
@@ -196,10 +208,7 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
   const finished = new Set<string>(saved?.finished ?? []);
   /** Saved after every delivered page (a temporary file renamed over the old: never half written). */
   const saveCheckpoint = async () => {
-    const eventsBytes = await stat(eventsFile).then(
-      (s) => s.size,
-      () => 0,
-    );
+    const eventsBytes = await eventsFileBytes(eventsFile);
     const checkpoint: Checkpoint = {
       stream: streamArn,
       shards: Object.fromEntries([...cursors].map(([id, seq]) => [id, seq ?? null])),

@@ -5,8 +5,7 @@
  * Beside the API, without a key: GET /openapi.json and GET /docs (local/docs.ts).
  */
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MESSAGES } from '#contract/messages';
 import { API_VERSION, CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
@@ -17,6 +16,7 @@ import { processStores } from '#store/stores';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
 import { DOCS_CONTENT_SECURITY_POLICY, docsPages, type Page } from './docs';
 import { lambdaContext, proxyEvent } from './lambda-runtime';
+import { createProtocolServer } from './protocol';
 
 /** Path prefix of every operation; the endpoints are `{base_url}/v1/<operation>` (docs/api-contract.md). */
 export const API_PREFIX = `/${API_VERSION}`;
@@ -51,13 +51,14 @@ const OVERSIZED_BODY = Buffer.alloc(MAX_BODY_BYTES + 1);
 
 /** Creates (but does not start) the local server. */
 export function createLocalServer(): Server {
-  // The document for this process's password policy, naming the address the server answers on:
-  // openapi.json byte for byte under the default policy on port 3000.
-  const pages = docsPages((baseUrl) => serializeOpenApiDocument(buildOpenApiDocument(processStores().config.passwordPolicy, baseUrl)));
-  const server = createServer((req, res) => {
+  // The document for this process's password policy: openapi.json byte for byte under the default
+  // policy. Its server is relative (`.`), so "Try it out" stays on whatever address served the page.
+  const pages = docsPages(() => serializeOpenApiDocument(buildOpenApiDocument(processStores().config.passwordPolicy)));
+  // What is not an API request at all (malformed, no Host, CONNECT, an unsupported Expect) is answered there.
+  const server = createProtocolServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const page = pages.get(path);
-    if (page) return servePage(req, res, page, servedBaseUrl(server, req));
+    if (page) return servePage(req, res, page);
     const operation = ROUTES.get(path);
     if (!operation) return send(res, json(404, MESSAGES.notFound));
     if (req.method !== 'POST') return send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'POST' }));
@@ -66,36 +67,7 @@ export function createLocalServer(): Server {
       () => (res.headersSent ? res.destroy() : send(res, json(500, CATALOGUE[operation].failureMessage))),
     );
   });
-  // What Node's HTTP parser refuses before a request exists: the contract's JSON shape too.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerProtocolError(error, socket));
   return server;
-}
-
-/** A malformed request line or header, a header section too large, Content-Length beside Transfer-Encoding. */
-function answerProtocolError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
-    socket.destroy();
-    return;
-  }
-  const [status, reason, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', MESSAGES.headersTooLarge]
-      : [400, 'Bad Request', MESSAGES.badRequest];
-  const body = JSON.stringify({ message });
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-}
-
-/**
- * The base URL a page names: the address the server listens on, spelt as the browser spelt it
- * when that was `localhost`, so Swagger UI's "Try it out" stays on the page's own origin. Any
- * other Host header (a rebinding name, say) gets the listening address itself.
- */
-function servedBaseUrl(server: Server, req: IncomingMessage): string {
-  const { address, port } = server.address() as AddressInfo;
-  const listening = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
-  return req.headers.host === `localhost:${port}` ? `http://localhost:${port}` : listening;
 }
 
 async function invoke(req: IncomingMessage, res: ServerResponse, path: string, operation: OperationName): Promise<APIGatewayProxyResult> {
@@ -152,12 +124,12 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 /** The contract's `{"message": ...}` body, as the handlers answer it. */
 const json = (statusCode: number, message: string, headers: Record<string, string> = {}) => jsonResponse(statusCode, { message }, headers);
 
-function servePage(req: IncomingMessage, res: ServerResponse, page: Page, baseUrl: string): void {
+function servePage(req: IncomingMessage, res: ServerResponse, page: Page): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, json(405, MESSAGES.methodNotAllowed, { allow: 'GET, HEAD' }));
     return;
   }
-  const body = page.body(baseUrl);
+  const body = page.body();
   res.writeHead(200, {
     'content-type': page.contentType,
     'content-length': body.length,

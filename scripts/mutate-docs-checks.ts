@@ -259,9 +259,14 @@ async function main(): Promise<void> {
     compared(rowMismatch(notFound, answer(exact, { 'content-type': 'application/json', 'idempotent-replayed': 'true' }))),
   );
   record(
-    "a message in the contract's prose changed (`Bad Request` to `Bad request`)",
+    "a message in the contract's prose changed (`Too Many Requests` to `Too many requests`)",
     'messages',
-    await inCopy({ 'docs/api-contract.md': replace('{"message":"Bad Request"}', '{"message":"Bad request"}') }, messageCheck),
+    await inCopy(
+      {
+        'docs/api-contract.md': replace('answered `429 {"message":"Too Many Requests"}`', 'answered `429 {"message":"Too many requests"}`'),
+      },
+      messageCheck,
+    ),
   );
   record(
     'a message in the code changed (userNotFound loses its full stop)',
@@ -277,7 +282,7 @@ async function main(): Promise<void> {
     await inCopy(
       {
         'functions/shared/contract/messages.ts': (text) =>
-          `${text}\nexport const duplicateParameter = (name: string) => \`Duplicate parameter: \${name}.\`;\n`,
+          `${text}\nexport const suspendedParameter = (name: string) => \`Suspended parameter: \${name}.\`;\n`,
       },
       messageCheck,
     ),

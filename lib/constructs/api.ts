@@ -24,22 +24,12 @@ export const API_VERSION_PATH = API_VERSION;
 export const OPENAPI_PATH_PART = 'openapi.json';
 
 /**
- * Where a stage's document names its own URL: the stack builds the document with this as the
- * default server, and the response template puts the URL of the request in its place.
+ * The response template that returns the document as it is: base64 keeps VTL from reading its
+ * `$ref`s and `#` pointers as references, directives or comments. Nothing of the request goes in:
+ * the document names its server relative to where it is served, which `$context.domainName` and
+ * `$context.stage` could not spell behind a custom domain with a base path mapping.
  */
-export const STAGE_URL_PLACEHOLDER = 'https://stage-url.invalid';
-
-/** What API Gateway writes in the placeholder's place: the host and stage the document was requested from. */
-export const STAGE_URL_TEMPLATE = 'https://$context.domainName/$context.stage';
-
-const base64Text = (text: string) => `$util.base64Decode("${Buffer.from(text, 'utf8').toString('base64')}")`;
-
-/**
- * The response template that returns the document: base64 keeps VTL from reading its `$ref`s and
- * `#` pointers as references, directives or comments; each {@link STAGE_URL_PLACEHOLDER} in it
- * becomes the stage's own URL ({@link STAGE_URL_TEMPLATE}, which VTL fills in).
- */
-export const openApiResponseTemplate = (document: string) => document.split(STAGE_URL_PLACEHOLDER).map(base64Text).join(STAGE_URL_TEMPLATE);
+export const openApiResponseTemplate = (document: string) => `$util.base64Decode("${Buffer.from(document, 'utf8').toString('base64')}")`;
 
 /** API Gateway's own answers, in the contract's `{"message": ...}` shape and statuses. */
 export const GATEWAY_MESSAGES = {
@@ -71,8 +61,7 @@ export interface UserManagementApiProps {
   /** @default RemovalPolicy.RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
   /**
-   * The OpenAPI document (serialised JSON), served at `GET {baseUrl}/openapi.json` without a key;
-   * {@link STAGE_URL_PLACEHOLDER} in it is served as the stage's URL.
+   * The OpenAPI document (serialised JSON), served as it is at `GET {baseUrl}/openapi.json` without a key.
    * @default no document route
    */
   readonly openApiDocument?: string;
@@ -188,7 +177,9 @@ export class UserManagementApi extends Construct {
         // Every body is binary to this API (binaryMediaTypes): as text, the template applies.
         contentHandling: ContentHandling.CONVERT_TO_TEXT,
         passthroughBehavior: PassthroughBehavior.NEVER,
-        integrationResponses: [{ statusCode: '200', responseTemplates: { 'application/json': openApiResponseTemplate(document) } }],
+        integrationResponses: [
+          { statusCode: '200', responseTemplates: { 'application/json': openApiResponseTemplate(document) }, ...MOCK_ANSWER_AS_TEXT },
+        ],
       }),
       { methodResponses: [{ statusCode: '200' }] },
     );
@@ -221,6 +212,13 @@ export class UserManagementApi extends Construct {
   }
 }
 
+// How a mock integration's answer leaves API Gateway. With binaryMediaTypes */* every Accept header
+// names a binary type, and AWS's response conversion table ("Content type conversions in API
+// Gateway") gives, for text data and a binary Accept type: contentHandling undefined, "Base64-decoded
+// blob" (the template's JSON would be decoded as if it were base64); CONVERT_TO_TEXT, "UTF8-encoded
+// string", as for a text Accept type. So the answer is converted to text, whatever the Accept header.
+const MOCK_ANSWER_AS_TEXT = { contentHandling: ContentHandling.CONVERT_TO_TEXT } as const;
+
 function methodNotAllowedIntegration(): MockIntegration {
   return new MockIntegration({
     requestTemplates: { 'application/json': '{"statusCode": 405}' },
@@ -232,6 +230,7 @@ function methodNotAllowedIntegration(): MockIntegration {
         statusCode: '405',
         responseTemplates: { 'application/json': GATEWAY_MESSAGES.methodNotAllowed },
         responseParameters: { 'method.response.header.Allow': "'POST'" },
+        ...MOCK_ANSWER_AS_TEXT,
       },
     ],
   });
@@ -240,9 +239,11 @@ function methodNotAllowedIntegration(): MockIntegration {
 /**
  * One JSON line per request: enough to trace a 4xx/5xx or a throttle, and never a header or body.
  * Nor the raw path: a caller may type anything into a URL, and the route (resourcePath) says enough,
- * so no access log line can hold a user's e-mail.
+ * so no access log line can hold a user's e-mail. `status` is the status the client received (a
+ * gateway response's included, as re-coded), written as a JSON number so that the monitoring's
+ * metric filters can compare it (`{ $.status >= 500 }`); API Gateway sets it on every line.
  */
-function accessLogFormat(): AccessLogFormat {
+export function accessLogFormat(): AccessLogFormat {
   return AccessLogFormat.custom(
     JSON.stringify({
       requestId: '$context.requestId',
@@ -260,6 +261,6 @@ function accessLogFormat(): AccessLogFormat {
       integrationLatency: '$context.integration.latency',
       errorType: '$context.error.responseType',
       errorMessage: '$context.error.message',
-    }),
+    }).replace('"$context.status"', '$context.status'),
   );
 }

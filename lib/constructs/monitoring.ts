@@ -14,12 +14,29 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { BREACH_CHECK_DIMENSIONS, BREACH_CHECK_UNAVAILABLE_METRIC, FAILED_OUTCOME, REQUESTS_METRIC } from '#platform/metrics';
 
+/** The metrics the stage's access log yields (metric filters), in the stage's namespace, without dimensions. */
+export const ACCESS_LOG_METRICS = {
+  /** Every response the stage sent, whatever produced it: one access log line each. */
+  responses: 'apiResponses',
+  /** The responses whose final status was 5xx: a function's 500, a gateway response (re-coded or not), a timeout. */
+  serverErrors: 'apiResponses5xx',
+} as const;
+
+/** The access log field the metric filters read: `$context.status`, written as a JSON number (lib/constructs/api.ts). */
+export const ACCESS_LOG_STATUS_FIELD = '$.status';
+
 export interface MonitoringProps {
   readonly api: RestApi;
+  /**
+   * The stage's access log group, one JSON line per response with the final status as a number
+   * (`status`): the server-error rate counts what clients received from it.
+   */
+  readonly accessLogs: ILogGroup;
   /** The API's stage name (API Gateway metrics are per API name and stage). */
   readonly stageName: string;
   /** The handlers by operation name. */
@@ -61,8 +78,8 @@ export interface MonitoringProps {
 }
 
 /**
- * Alarms on 5XX rate, throttles, function errors, any request a function answered with 500, and
- * each operation's p99 latency; one small dashboard.
+ * Alarms on the rate of 5xx responses clients received (from the access log), throttles, function
+ * errors, any request a function answered with 500, and each operation's p99 latency; one small dashboard.
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
@@ -79,19 +96,42 @@ export class Monitoring extends Construct {
       props.api.metric(metricName, { dimensionsMap: apiDimensions, statistic, period });
 
     const requests = apiMetric('Count', Stats.SAMPLE_COUNT);
+    // API Gateway's own count, which misses every gateway response whose status the stack changed (the
+    // INTEGRATION_FAILURE and INTEGRATION_TIMEOUT ones re-coded to 500): AWS counts those as 4XXError.
     const serverErrors = apiMetric('5XXError', Stats.SUM);
     const clientErrors = apiMetric('4XXError', Stats.SUM);
+    const gatewayServerErrorRate = new MathExpression({
+      expression: `IF(requests >= ${props.minimumRequestsForRate ?? 20}, 100 * gateway5xx / requests, 0)`,
+      usingMetrics: { requests, gateway5xx: serverErrors },
+      label: "API Gateway's 5XXError (%)",
+      period,
+    });
+
+    // What clients received: every access log line counts once, by its final status, whatever produced it.
+    const fromAccessLog = (id: string, metricName: string, atLeast: number) =>
+      new MetricFilter(this, id, {
+        logGroup: props.accessLogs,
+        filterPattern: FilterPattern.numberValue(ACCESS_LOG_STATUS_FIELD, '>=', atLeast),
+        metricNamespace: props.metricsNamespace,
+        metricName,
+        metricValue: '1',
+        // Reported for every minute with traffic, so a quiet minute is a 0, not a gap.
+        defaultValue: 0,
+      }).metric({ statistic: Stats.SUM, period });
+    const responses = fromAccessLog('Responses', ACCESS_LOG_METRICS.responses, 100);
+    const responses5xx = fromAccessLog('ServerErrorResponses', ACCESS_LOG_METRICS.serverErrors, 500);
     const serverErrorRate = new MathExpression({
-      expression: `IF(requests >= ${props.minimumRequestsForRate ?? 20}, 100 * errors / requests, 0)`,
-      usingMetrics: { requests, errors: serverErrors },
-      label: '5XX rate (%)',
+      expression: `IF(responses >= ${props.minimumRequestsForRate ?? 20}, 100 * responses5xx / responses, 0)`,
+      usingMetrics: { responses, responses5xx },
+      label: '5xx received by clients (%)',
       period,
     });
 
     this.addAlarm(
       new Alarm(this, 'Api5xxRate', {
         alarmName: `${prefix}-api-5xx-rate`,
-        alarmDescription: 'More than the allowed share of requests ended in a 5XX (function failure, timeout or gateway error).',
+        alarmDescription:
+          "More than the allowed share of responses had a 5xx status, counted from the stage's access log: a function's 500, a gateway response (integration failure or timeout re-coded to 500), any other 5xx.",
         metric: serverErrorRate,
         threshold: props.serverErrorRatePercent ?? 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -211,8 +251,9 @@ export class Monitoring extends Construct {
         title: 'Requests and errors',
         left: [
           requests.with({ label: 'requests', statistic: Stats.SUM }),
-          clientErrors.with({ label: '4XX' }),
-          serverErrors.with({ label: '5XX' }),
+          clientErrors.with({ label: "4XX (API Gateway's, re-coded gateway responses included)" }),
+          serverErrors.with({ label: "5XX (API Gateway's)" }),
+          responses5xx.with({ label: '5xx received by clients (access log)' }),
         ],
         width: 8,
       }),
@@ -221,7 +262,7 @@ export class Monitoring extends Construct {
         left: [apiMetric('Latency', Stats.p(50)).with({ label: 'p50' }), apiMetric('Latency', Stats.p(99)).with({ label: 'p99' })],
         width: 8,
       }),
-      new GraphWidget({ title: '5XX rate (%)', left: [serverErrorRate], width: 8 }),
+      new GraphWidget({ title: '5xx rate (%)', left: [serverErrorRate, gatewayServerErrorRate], width: 8 }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({

@@ -155,7 +155,34 @@ const writers: Record<string, (metric: MetricIdentity) => Promise<void>> = {
 };
 
 // The stage with every optional alarm on: the online password check's too.
-const alarmMetrics = customMetricsOfAlarms(synthStage(STAGE, { pwnedPasswordsCheck: 'true' }).template.toJSON().Resources);
+const resources = synthStage(STAGE, { pwnedPasswordsCheck: 'true' }).template.toJSON().Resources;
+/** The metrics the template's own metric filters make from log lines (the access log's), by `namespace/name`: no code writes those. */
+const filterMetrics = new Map(
+  Object.values(resources as Record<string, { Type: string; Properties?: Record<string, unknown> }>)
+    .filter((resource) => resource.Type === 'AWS::Logs::MetricFilter')
+    .flatMap(
+      (filter) => filter.Properties!.MetricTransformations as { MetricNamespace: string; MetricName: string; Dimensions?: unknown }[],
+    )
+    .map((transformation) => [`${transformation.MetricNamespace}/${transformation.MetricName}`, transformation]),
+);
+const fromFilters = customMetricsOfAlarms(resources).filter(({ metric }) => filterMetrics.has(`${metric.namespace}/${metric.name}`));
+const alarmMetrics = customMetricsOfAlarms(resources).filter(({ metric }) => !filterMetrics.has(`${metric.namespace}/${metric.name}`));
+
+describe('alarms on metrics the template makes from logs', () => {
+  it('the 5xx rate watches the access log metric filters, with the very identity they publish (no dimensions on either side)', () => {
+    expect(fromFilters).toEqual([
+      {
+        alarm: `UserManagement-${STAGE}-api-5xx-rate`,
+        metric: { namespace: `UserManagement/${STAGE}`, name: 'apiResponses', dimensions: {} },
+      },
+      {
+        alarm: `UserManagement-${STAGE}-api-5xx-rate`,
+        metric: { namespace: `UserManagement/${STAGE}`, name: 'apiResponses5xx', dimensions: {} },
+      },
+    ]);
+    for (const { metric } of fromFilters) expect(filterMetrics.get(`${metric.namespace}/${metric.name}`)?.Dimensions).toBeUndefined();
+  });
+});
 
 describe('alarms on custom metrics', () => {
   it('there are some: the functions’ failed requests, the undelivered lifecycle events, the online password check', () => {

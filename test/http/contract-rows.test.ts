@@ -27,8 +27,9 @@ import {
   rowsWithoutScenario,
   uncoveredClauses,
 } from '../support/contract-doc';
-import { type ApiResponse, postWithRawHeaders } from '../support/http-client';
+import { type ApiResponse, apiResponse, postWithRawHeaders } from '../support/http-client';
 import { ROOT } from '../support/processes';
+import { exchangeRaw } from '../support/raw-http';
 import { expiredKey, keyWithoutOwnerAccount, ownerWithBlockedWords, revokeAll, revokedKey, scopedKey } from '../support/stage-owners';
 import { useTarget } from '../support/target';
 
@@ -121,8 +122,40 @@ async function whileStillRunning(): Promise<ApiResponse> {
   }
 }
 
+/** The local server's answer to bytes no HTTP client sends (API Gateway answers these itself in front of a stage). */
+const raw = (requests: Record<string, string>): Scenario => ({
+  localOnly: true,
+  run: () =>
+    Promise.all(
+      Object.entries(requests).map(async ([what, bytes]) => {
+        const [answer] = await exchangeRaw(suite.target.baseUrl, bytes);
+        return probe(what, apiResponse(answer?.status ?? 0, answer?.headers ?? {}, answer?.body ?? ''));
+      }),
+    ),
+});
+
 const SCENARIOS: Record<string, Record<string, Scenario>> = {
   'Order of checks': {
+    'a malformed request line or header, or `Content-Length` beside `Transfer-Encoding`': raw({
+      'a malformed request line': 'POST /v1/createUser HTTP/9\r\nHost: x\r\n\r\n',
+      header: 'POST /v1/createUser HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n',
+      '`Content-Length` beside `Transfer-Encoding`':
+        'POST /v1/createUser HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    }),
+    'an HTTP/1.1 request without a `Host` header, or with two': raw({
+      'an HTTP/1.1 request without a `Host` header': 'POST /v1/createUser HTTP/1.1\r\nContent-Length: 0\r\n\r\n',
+      'with two': 'POST /v1/createUser HTTP/1.1\r\nHost: a\r\nHost: b\r\nContent-Length: 0\r\n\r\n',
+    }),
+    '`CONNECT` (a request for a tunnel: the server is no proxy)': raw({
+      CONNECT: 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n',
+    }),
+    'an `Expect` header other than `100-continue` (the body is not read)': raw({
+      'an `Expect` header other than `100-continue`: something-else':
+        'POST /v1/createUser HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}',
+    }),
+    "a header section over 16 KiB (Node's limit)": raw({
+      'a header section over 16 KiB: 20,000 bytes of one header': `POST /v1/createUser HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    }),
     'a path other than the three operations': {
       run: async () => [probe('POST /v1/suspendUser', await A('/v1/suspendUser', {})), probe('POST /', await A('/', {}))],
     },
@@ -615,7 +648,16 @@ describe('docs/api-contract.md, row by row', () => {
       'Edge limits (deployed stages) 401',
       'Edge limits (deployed stages) 413',
     ]);
-    expect(held((_, scenario) => Boolean(scenario.localOnly))).toEqual(['createUser 500', 'resetUserPassword 500', 'deleteUser 500']);
+    expect(held((_, scenario) => Boolean(scenario.localOnly))).toEqual([
+      'Order of checks 400',
+      'Order of checks 400',
+      'Order of checks 400',
+      'Order of checks 417',
+      'Order of checks 431',
+      'createUser 500',
+      'resetUserPassword 500',
+      'deleteUser 500',
+    ]);
     // Every row of the edge table says in its `where` cell that a deployed stage holds it.
     expect(rows.filter((row) => row.table.startsWith('Edge limits') && !/test:staging|test\/infra\//.test(row.where ?? ''))).toEqual([]);
     const files = Object.values(SCENARIOS).flatMap((cases) =>

@@ -148,15 +148,29 @@ describe('nobody paged by accident', () => {
 });
 
 describe('dashboard', () => {
+  // docs/operations.md and docs/deploy.md: "Fourteen per stage, fifteen with the online password check on".
+  const withBreachCheck = synthStage('prod', { pwnedPasswordsCheck: 'true' });
+
+  it('fourteen alarms per stage, fifteen with the online password check on (its breach-check-unavailable)', () => {
+    const names = (template: typeof prod.template) =>
+      Object.values(resourcesOf(template))
+        .filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm')
+        .map((alarm) => alarm.Properties?.AlarmName as string);
+    for (const { template } of [prod, dev]) expect(names(template)).toHaveLength(14);
+    const fifteen = names(withBreachCheck.template);
+    expect(fifteen).toHaveLength(15);
+    expect(fifteen.filter((name) => !names(prod.template).includes(name))).toEqual(['UserManagement-prod-breach-check-unavailable']);
+  });
+
   it.each([
     ['prod', prod],
     ['dev', dev],
+    ['prod with the online check', withBreachCheck],
   ] as const)('%s: the alarm widget lists every alarm of the stack', (_, { template }) => {
     const alarms = Object.entries(resourcesOf(template))
       .filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Alarm')
       .map(([id]) => id)
       .sort();
-    expect(alarms).toHaveLength(14);
     const [dashboard] = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::CloudWatch::Dashboard');
     // The body is a Fn::Join of JSON text and tokens, each alarm's ARN a Fn::GetAtt inside a JSON string:
     // with each token written as the logical id it names, the body parses.

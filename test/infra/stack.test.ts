@@ -5,19 +5,12 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CATALOGUE } from '#contract/operations';
 import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '#store/table-layout';
-import {
-  buildOpenApiDocument,
-  DEFAULT_BASE_URL,
-  LOCAL_SERVER_NOTE,
-  OPENAPI_PATH,
-  STAGE_SERVER_NOTE,
-  serializeOpenApiDocument,
-} from '../../codegen/openapi';
+import { buildOpenApiDocument, OPENAPI_PATH, SERVED_BASE_URL, serializeOpenApiDocument } from '../../codegen/openapi';
 import { buildApp } from '../../lib/app';
-import { GATEWAY_MESSAGES, openApiResponseTemplate, STAGE_URL_PLACEHOLDER, STAGE_URL_TEMPLATE } from '../../lib/constructs/api';
+import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
-import { resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
+import { accessLogFields, accessLogLine, resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
 
 const prod = synthStage('prod');
 const staging = synthStage('staging');
@@ -247,27 +240,21 @@ describe('least privilege', () => {
 });
 
 describe('REST API', () => {
-  /**
-   * The document a stage's GET /openapi.json returns, decoded from its response template: base64
-   * parts joined by the stage URL that API Gateway fills in (`stageUrl`, as the variables give it).
-   */
-  const servedDocument = (template: Template, stageUrl = STAGE_URL_TEMPLATE) => {
+  /** The document a stage's GET /openapi.json returns, decoded from its response template (one base64 literal). */
+  const servedDocument = (template: Template) => {
     const [method] = Object.values(resourcesOf(template)).filter(
       (resource) => resource.Type === 'AWS::ApiGateway::Method' && resource.Properties?.HttpMethod === 'GET',
     );
     const integration = method?.Properties?.Integration as { IntegrationResponses: { ResponseTemplates: Record<string, string> }[] };
     const responseTemplate = integration.IntegrationResponses[0]!.ResponseTemplates['application/json']!;
-    return responseTemplate
-      .split(STAGE_URL_TEMPLATE)
-      .map((part) => Buffer.from(/^\$util\.base64Decode\("([A-Za-z0-9+/=]*)"\)$/.exec(part)![1]!, 'base64').toString('utf8'))
-      .join(stageUrl);
+    return Buffer.from(/^\$util\.base64Decode\("([A-Za-z0-9+/=]*)"\)$/.exec(responseTemplate)![1]!, 'base64').toString('utf8');
   };
 
   it.each(STAGES)(
-    '%s: GET /openapi.json returns openapi.json from API Gateway itself, without a key, naming the stage as its server',
+    '%s: GET /openapi.json returns openapi.json from API Gateway itself, without a key, naming its server relative to where it is served',
     (stage) => {
       const { template, stack } = byStage[stage];
-      const document = serializeOpenApiDocument(buildOpenApiDocument(undefined, STAGE_URL_PLACEHOLDER, STAGE_SERVER_NOTE));
+      const document = serializeOpenApiDocument(buildOpenApiDocument());
       template.hasResourceProperties('AWS::ApiGateway::Resource', {
         PathPart: 'openapi.json',
         ParentId: { 'Fn::GetAtt': [logicalId(stack, stack.api.api), 'RootResourceId'] },
@@ -280,26 +267,23 @@ describe('REST API', () => {
           Type: 'MOCK',
           PassthroughBehavior: 'NEVER',
           RequestTemplates: { 'application/json': '{"statusCode": 200}' },
-          IntegrationResponses: [{ StatusCode: '200', ResponseTemplates: { 'application/json': openApiResponseTemplate(document) } }],
+          IntegrationResponses: [
+            {
+              StatusCode: '200',
+              ResponseTemplates: { 'application/json': openApiResponseTemplate(document) },
+              ContentHandling: 'CONVERT_TO_TEXT',
+            },
+          ],
         },
         MethodResponses: [{ StatusCode: '200' }],
       });
-      // As served from https://abc123.execute-api.eu-west-1.amazonaws.com/prod: that URL is the default
-      // server, and the rest is the committed (local) document.
-      const stageUrl = `https://abc123.execute-api.${TEST_REGION}.amazonaws.com/${stage}`;
-      const served = servedDocument(template, stageUrl);
-      expect(JSON.parse(served).servers).toEqual([
-        {
-          url: '{base_url}',
-          description: expect.any(String),
-          variables: { base_url: { default: stageUrl, description: expect.stringContaining(STAGE_SERVER_NOTE) } },
-        },
-      ]);
-      expect(served).toBe(serializeOpenApiDocument(buildOpenApiDocument(undefined, stageUrl, STAGE_SERVER_NOTE)));
-      expect(served.replace(stageUrl, DEFAULT_BASE_URL).replace(STAGE_SERVER_NOTE, LOCAL_SERVER_NOTE)).toBe(
-        readFileSync(OPENAPI_PATH, 'utf8'),
-      );
-      expect(servedDocument(template)).toContain(`"default": "${STAGE_URL_TEMPLATE}"`);
+      // The committed document byte for byte: its one server is `.`, resolved against the address it was
+      // fetched from (execute-api URL, custom domain with a base path), so nothing of the request goes in.
+      const served = servedDocument(template);
+      expect(served).toBe(readFileSync(OPENAPI_PATH, 'utf8'));
+      expect(SERVED_BASE_URL).toBe('.');
+      expect(JSON.parse(served).servers).toEqual([{ url: '.', description: expect.any(String) }]);
+      expect(JSON.stringify(template.toJSON())).not.toContain('$context.domainName');
       // API Gateway's limit on a mapping template.
       expect(Buffer.byteLength(openApiResponseTemplate(document))).toBeLessThan(300 * 1024);
     },
@@ -356,6 +340,7 @@ describe('REST API', () => {
               StatusCode: '405',
               ResponseTemplates: { 'application/json': '{"message":"Method Not Allowed"}' },
               ResponseParameters: { 'method.response.header.Allow': "'POST'" },
+              ContentHandling: 'CONVERT_TO_TEXT',
             },
           ],
         },
@@ -364,15 +349,19 @@ describe('REST API', () => {
     }
   });
 
-  it('every body reaches the functions as raw bytes (binary media types */*), and the mock integrations still apply their templates', () => {
+  it('every body reaches the functions as raw bytes (binary media types */*); the mock integrations take and give text, whatever Content-Type and Accept', () => {
     prod.template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
-    const mocks = Object.values(resourcesOf(prod.template)).filter(
-      (resource) =>
-        resource.Type === 'AWS::ApiGateway::Method' && (resource.Properties?.Integration as { Type?: string } | undefined)?.Type === 'MOCK',
-    );
+    type Integration = { Type?: string; ContentHandling?: string; IntegrationResponses?: { ContentHandling?: string }[] };
+    const mocks = Object.values(resourcesOf(prod.template))
+      .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
+      .map((method) => method.Properties?.Integration as Integration)
+      .filter((integration) => integration?.Type === 'MOCK');
     expect(mocks).toHaveLength(OPERATIONS.length + 1);
-    const handling = mocks.map((mock) => (mock.Properties?.Integration as { ContentHandling?: string } | undefined)?.ContentHandling);
-    expect(handling).toEqual(mocks.map(() => 'CONVERT_TO_TEXT'));
+    // In: the request template applies to any body. Out: text data with a binary Accept type (every type, under */*)
+    // stays a UTF-8 string only with CONVERT_TO_TEXT; undefined would be "Base64-decoded blob" (AWS's conversion table).
+    expect(mocks.map((mock) => [mock.ContentHandling, mock.IntegrationResponses?.map((response) => response.ContentHandling)])).toEqual(
+      mocks.map(() => ['CONVERT_TO_TEXT', ['CONVERT_TO_TEXT']]),
+    );
   });
 
   it('API Gateway may invoke each function only from its own route', () => {
@@ -431,7 +420,8 @@ describe('REST API', () => {
       AccessLogSetting: {
         // The group's ARN without the `:*` suffix, as API Gateway takes it (a recommended feature flag).
         DestinationArn: { 'Fn::Join': ['', Match.arrayWith([{ Ref: logicalId(stack, stack.api.accessLogs) }])] },
-        Format: Match.stringLikeRegexp('"status":"\\$context.status"'),
+        // The status unquoted: a JSON number, which the 5xx metric filter compares.
+        Format: Match.stringLikeRegexp('"status":\\$context.status,'),
       },
       MethodSettings: [
         {
@@ -457,8 +447,14 @@ describe('REST API', () => {
   it('the access log format never includes headers or bodies', () => {
     const stage = Object.values(resourcesOf(prod.template)).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
     const format = (stage?.Properties?.AccessLogSetting as { Format: string } | undefined)?.Format ?? '';
-    expect(() => JSON.parse(format)).not.toThrow();
+    expect(Object.keys(accessLogFields(prod.template)).length).toBeGreaterThan(0);
     expect(format).not.toMatch(/header|input\.body|x-api-key/i);
+  });
+
+  it('the access log is JSON, one line per response, the status the client received a JSON number', () => {
+    expect(accessLogFields(prod.template).status).toBe('$context.status');
+    const line = JSON.parse(accessLogLine(prod.template, { '$context.status': 500, '$context.error.responseType': 'INTEGRATION_TIMEOUT' }));
+    expect([line.status, line.errorType]).toEqual([500, 'INTEGRATION_TIMEOUT']);
   });
 });
 
@@ -508,16 +504,101 @@ describe('outputs', () => {
 });
 
 describe('monitoring', () => {
-  it('alarms on 5XX rate, and on errors and throttles of every function', () => {
+  /** Whether a metric filter's pattern of the form `{ $.field OP number }` matches a JSON log line (CloudWatch's numeric comparison). */
+  const matches = (pattern: string, line: string) => {
+    const [, field, op, number] = /^\{ \$\.(\w+) (>=|<=|>|<|=|!=) (\d+) \}$/.exec(pattern) ?? [];
+    const value = (JSON.parse(line) as Record<string, unknown>)[field!];
+    if (typeof value !== 'number') return false;
+    const n = Number(number);
+    return { '>=': value >= n, '<=': value <= n, '>': value > n, '<': value < n, '=': value === n, '!=': value !== n }[op!]!;
+  };
+  const metricFilters = (template: Template) =>
+    Object.values(resourcesOf(template))
+      .filter((resource) => resource.Type === 'AWS::Logs::MetricFilter')
+      .map(
+        (filter) => filter.Properties as { LogGroupName: unknown; FilterPattern: string; MetricTransformations: Record<string, unknown>[] },
+      );
+
+  it('counts the responses clients received, and the 5xx among them, from the access log: metric filters on the final status', () => {
+    const { template, stack } = prod;
+    const accessLogs = { Ref: logicalId(stack, stack.api.accessLogs) };
+    expect(metricFilters(template)).toEqual([
+      {
+        LogGroupName: accessLogs,
+        FilterPattern: '{ $.status >= 100 }',
+        MetricTransformations: [{ MetricNamespace: 'UserManagement/prod', MetricName: 'apiResponses', MetricValue: '1', DefaultValue: 0 }],
+      },
+      {
+        LogGroupName: accessLogs,
+        FilterPattern: '{ $.status >= 500 }',
+        MetricTransformations: [
+          { MetricNamespace: 'UserManagement/prod', MetricName: 'apiResponses5xx', MetricValue: '1', DefaultValue: 0 },
+        ],
+      },
+    ]);
+  });
+
+  it('the 5xx filter counts what API Gateway re-codes to 500 (integration failure and timeout) and every other 5xx, once each; nothing else', () => {
+    const { template } = prod;
+    const fivexx = metricFilters(template).find(
+      (filter) => filter.MetricTransformations[0]?.MetricName === 'apiResponses5xx',
+    )!.FilterPattern;
+    const all = metricFilters(template).find((filter) => filter.MetricTransformations[0]?.MetricName === 'apiResponses')!.FilterPattern;
+    const gatewayStatus = (type: string) =>
+      Number(
+        Object.values(resourcesOf(template)).find(
+          (resource) => resource.Type === 'AWS::ApiGateway::GatewayResponse' && resource.Properties?.ResponseType === type,
+        )?.Properties?.StatusCode,
+      );
+    // API Gateway's metrics reference: "API Gateway counts modified gateway response status codes as 4XXError errors."
+    const lines = {
+      integrationFailure: { '$context.status': gatewayStatus('INTEGRATION_FAILURE'), '$context.error.responseType': 'INTEGRATION_FAILURE' },
+      integrationTimeout: { '$context.status': gatewayStatus('INTEGRATION_TIMEOUT'), '$context.error.responseType': 'INTEGRATION_TIMEOUT' },
+      functionAnswered500: { '$context.status': 500, '$context.integration.status': 200 },
+      gateway502: { '$context.status': 502, '$context.error.responseType': 'DEFAULT_5XX' },
+      created: { '$context.status': 200, '$context.integration.status': 200 },
+      notFound: { '$context.status': 404, '$context.error.responseType': 'MISSING_AUTHENTICATION_TOKEN' },
+      throttled: { '$context.status': 429, '$context.error.responseType': 'THROTTLED' },
+    };
+    const counted = Object.entries(lines).map(([name, values]) => {
+      const line = accessLogLine(template, values);
+      return [name, matches(fivexx, line), matches(all, line)];
+    });
+    expect(counted).toEqual([
+      ['integrationFailure', true, true],
+      ['integrationTimeout', true, true],
+      ['functionAnswered500', true, true],
+      ['gateway502', true, true],
+      ['created', false, true],
+      ['notFound', false, true],
+      ['throttled', false, true],
+    ]);
+  });
+
+  it('alarms on the rate of 5xx clients received (from the access log), and on errors and throttles of every function', () => {
     const { template } = prod;
     // Plus the function-answered 500s and one p99 latency alarm per function (edge-limits.test.ts), and the
     // lifecycle events' undelivered, dead-letter and lag alarms (lifecycle-events.test.ts).
     template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + OPERATIONS.length * 3 + 3);
+    const metric = (name: string) =>
+      Match.objectLike({
+        MetricStat: Match.objectLike({ Metric: { Namespace: 'UserManagement/prod', MetricName: name }, Stat: 'Sum', Period: 300 }),
+      });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'UserManagement-prod-api-5xx-rate',
       Threshold: 1,
-      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'IF(requests >= 20, 100 * errors / requests, 0)' })]),
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'IF(responses >= 20, 100 * responses5xx / responses, 0)', ReturnData: true }),
+        metric('apiResponses'),
+        metric('apiResponses5xx'),
+      ]),
     });
+    // API Gateway's 5XXError, which misses re-coded gateway responses, alarms no more: the dashboard keeps it beside the rate.
+    const alarmMetrics = JSON.stringify(Object.values(resourcesOf(template)).filter((r) => r.Type === 'AWS::CloudWatch::Alarm'));
+    expect(alarmMetrics).not.toContain('5XXError');
     for (const operation of OPERATIONS) {
       for (const metric of ['Errors', 'Throttles']) {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {

@@ -22,6 +22,23 @@ type Resources = Record<string, { Type: string; Properties?: Record<string, unkn
 /** The template's resources, for the assertions the Template matchers cannot express. */
 export const resourcesOf = (template: Template): Resources => template.toJSON().Resources as Resources;
 
+/**
+ * The stage's access log format read as JSON: each field and the `$context` variable it logs. A
+ * variable the format writes unquoted (a JSON number once API Gateway fills it in) is read as its name too.
+ */
+export function accessLogFields(template: Template): Record<string, string> {
+  const stage = Object.values(resourcesOf(template)).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
+  const format = (stage?.Properties?.AccessLogSetting as { Format: string } | undefined)?.Format ?? '';
+  return JSON.parse(format.replace(/:(\$context\.[A-Za-z.]+)/g, ':"$1"')) as Record<string, string>;
+}
+
+/** The access log line API Gateway would write with these values in place of the format's variables. */
+export function accessLogLine(template: Template, values: Readonly<Record<string, string | number>>): string {
+  const stage = Object.values(resourcesOf(template)).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
+  const format = (stage?.Properties?.AccessLogSetting as { Format: string } | undefined)?.Format ?? '';
+  return format.replace(/\$context\.[A-Za-z.]+/g, (variable) => String(values[variable] ?? '-'));
+}
+
 /** Every statement of the inline policies attached to a role, with actions as sorted arrays. */
 export function statementsOfRole(template: Template, roleLogicalId: string) {
   return Object.values(resourcesOf(template))

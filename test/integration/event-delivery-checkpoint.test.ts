@@ -5,7 +5,7 @@
  * and the local `admin replay-events` writes them to the events file.
  */
 
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -29,6 +29,70 @@ async function newCaller(tag: string) {
 }
 const create = (caller: Awaited<ReturnType<typeof newCaller>>, email: string) =>
   createUser(stores.users, caller, { user_email: email, user_password: 'a checkpoint password' }, config);
+
+/** The checkpoint as saved beside the events file. */
+interface SavedCheckpoint {
+  stream: string;
+  shards: Record<string, string | null>;
+  finished: string[];
+  eventsBytes: number;
+}
+
+describe('local event delivery: a checkpoint that does not fit stops the start, in one line', () => {
+  /** A delivery that wrote this test's own user's event and saved its checkpoint: a shard names a record, the file has a length. */
+  async function savedCheckpoint() {
+    const first = await startTestDelivery({ intervalMs: 100 });
+    const email = uniqueEmail('fit');
+    await create(await newCaller('fit-owner'), email);
+    await waitFor(() => first.events().find((event) => event.detail.user_email === email), 5_000, 'its event');
+    await first.stop();
+    const checkpoint = `${first.file}.checkpoint`;
+    const saved = JSON.parse(readFileSync(checkpoint, 'utf8')) as SavedCheckpoint;
+    const [shard, sequence] = Object.entries(saved.shards).find(([, seq]) => seq !== null)!;
+    return { file: first.file, checkpoint, saved, shard, sequence: sequence! };
+  }
+  const rewrite = (checkpoint: string, saved: SavedCheckpoint) => writeFileSync(checkpoint, JSON.stringify(saved));
+
+  it('as saved, it resumes (the control for the cases below)', async () => {
+    const { file } = await savedCheckpoint();
+    const again = await startTestDelivery({ intervalMs: 100, file });
+    await again.stop();
+  });
+
+  it('a sequence number beyond the last record of its shard', async () => {
+    const { file, checkpoint, saved, shard } = await savedCheckpoint();
+    rewrite(checkpoint, { ...saved, shards: { ...saved.shards, [shard]: '000000000000099999999' } });
+    await expect(startTestDelivery({ intervalMs: 100, file })).rejects.toThrow(
+      `${checkpoint} says events were delivered up to record 000000000000099999999 of shard ${shard}, which the stream does not hold (its records end before it: DynamoDB Local's data is older than the checkpoint, or the checkpoint was edited): restore the two together, or move ${checkpoint} away to deliver only the writes made from now on (the events of writes since it was saved are then not written).`,
+    );
+  });
+
+  it('a shard the stream no longer has', async () => {
+    const { file, checkpoint, saved, sequence } = await savedCheckpoint();
+    const gone = 'shardId-00000000000000000000-0badc0de';
+    rewrite(checkpoint, { ...saved, shards: { ...saved.shards, [gone]: sequence } });
+    await expect(startTestDelivery({ intervalMs: 100, file })).rejects.toThrow(
+      `${checkpoint} names shard ${gone} of the users table's stream, which the stream no longer has`,
+    );
+  });
+
+  it('an events file shorter than the checkpoint says', async () => {
+    const { file, checkpoint, saved } = await savedCheckpoint();
+    const size = readFileSync(file).length;
+    rewrite(checkpoint, { ...saved, eventsBytes: size + 100 });
+    await expect(startTestDelivery({ intervalMs: 100, file })).rejects.toThrow(
+      `${file} is ${size} bytes long, but its checkpoint ${checkpoint} says ${size + 100} were written (the file was truncated, replaced or restored from an older copy): restore the events file that belongs to the checkpoint, or move both away to start a new events file.`,
+    );
+  });
+
+  it('an events file longer than the checkpoint says, by something that is not events', async () => {
+    const { file, checkpoint, saved } = await savedCheckpoint();
+    appendFileSync(file, 'not an event\n');
+    await expect(startTestDelivery({ intervalMs: 100, file })).rejects.toThrow(
+      `${file} holds 13 bytes after the ${saved.eventsBytes} its checkpoint ${checkpoint} accounts for, and they are not lifecycle events`,
+    );
+  });
+});
 
 describe('local event delivery: checkpoint', () => {
   it('delivers what was written while it was down, and never writes an event twice after a lost checkpoint', async () => {
@@ -79,6 +143,8 @@ describe('local event delivery: checkpoint', () => {
       await waitFor(() => errors.find((message) => message.startsWith('Lifecycle events kept for replay (EISDIR)')), 10_000, 'kept events');
     } finally {
       await delivery.stop();
+      // Appends to a directory wrote nothing: the checkpoint records no length (it once recorded the directory's size).
+      expect((JSON.parse(readFileSync(`${file}.checkpoint`, 'utf8')) as SavedCheckpoint).eventsBytes).toBe(0);
       rmSync(file, { recursive: true, force: true });
     }
     expect(errors[0]).toBe('Lifecycle events not delivered (EISDIR); retrying');

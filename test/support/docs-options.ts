@@ -242,7 +242,7 @@ export function optionUses(
   return { uses, commands, orphans, candidates };
 }
 
-/** The options an npm script's file reads from its command line (`args.includes('--check')`), by the script's name. */
+/** The options an npm script's file reads from its command line (`args.includes('--check')`, or node:util's `parseArgs` options), by the script's name. */
 const npmScripts = (root: string) =>
   (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
@@ -250,7 +250,11 @@ export function scriptOptions(root: string, script: string): string[] | undefine
   const file = /^(?:exec )?tsx (\S+\.ts)$/.exec(npmScripts(root)[script] ?? '')?.[1];
   if (!file || !existsSync(join(root, file))) return undefined;
   const source = readFileSync(join(root, file), 'utf8');
-  return [...source.matchAll(/\b(?:includes|indexOf)\('(--[a-z][a-z0-9-]*)'\)/g)].map((match) => match[1]!);
+  const tested = [...source.matchAll(/\b(?:includes|indexOf)\('(--[a-z][a-z0-9-]*)'\)/g)].map((match) => match[1]!);
+  // node:util's parseArgs: the members of its `options` object (`stage: {`, `'write-doc': {`).
+  const declared = /parseArgs\(\{\s*options: \{([\s\S]*?)\n\s*\},/.exec(source)?.[1] ?? '';
+  const parsed = [...declared.matchAll(/^\s*'?([a-z][a-z0-9-]*)'?: \{/gm)].map((match) => `--${match[1]!}`);
+  return [...tested, ...parsed];
 }
 
 export interface HelpTexts {

@@ -39,7 +39,7 @@ describe('the OpenAPI document is I-JSON', () => {
   });
 
   it('as the local server and a stage with its own password policy serve it', () => {
-    const served = serializeOpenApiDocument(buildOpenApiDocument({ minLength: 12, maxLength: 64 }, 'http://127.0.0.1:3999'));
+    const served = serializeOpenApiDocument(buildOpenApiDocument({ minLength: 12, maxLength: 64 }));
     expect(iJsonProblems(served)).toEqual([]);
   });
 });

@@ -113,12 +113,13 @@ describe('the document against the pipeline', () => {
     }
   });
 
-  it("gives one 400 example per contract row, in the rows' order, after the Idempotency-Key and body checks", () => {
+  it("gives one 400 example per contract row, in the rows' order, after HTTP itself, the Idempotency-Key and the body checks", () => {
     const schemas = operationSchemas(DEFAULT_PASSWORD_POLICY);
     for (const [name, rows] of Object.entries(schemas).map(([n, s]) => [n, s.rows] as const)) {
       const examples = document.paths[`/v1/${name}`]!.post.responses['400']!.content['application/json'].examples;
       const messages = Object.values(examples).map((e) => (e.value as { message: string }).message);
       const before = [
+        'Bad Request',
         'Idempotency-Key is invalid.',
         'Request body must be valid UTF-8 JSON.',
         'Request body must be a JSON object.',

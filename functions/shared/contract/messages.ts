@@ -12,9 +12,14 @@ export const MESSAGES = {
   unsupportedMediaType: 'Content-Type must be application/json.',
   notAnObject: 'Request body must be a JSON object.',
   invalidUtf8: 'Request body must be valid UTF-8 JSON.',
-  /** The local server's answers to what Node's HTTP parser refuses (a deployed stage's are API Gateway's). */
+  /**
+   * The local server's answers to what is not an API request at all (a deployed stage's are API Gateway's):
+   * what Node's HTTP parser refuses, no Host header or two, CONNECT; a header section over Node's limit;
+   * an `Expect` other than `100-continue`.
+   */
   badRequest: 'Bad Request',
   headersTooLarge: 'Request Header Fields Too Large',
+  expectationFailed: 'Expectation Failed',
   missingParameters: 'Missing required parameters.',
   userEmailMissing: 'user_email is missing',
   userEmailInvalid: 'user_email is invalid.',

@@ -98,9 +98,9 @@ export const IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still
 
 /** The refusals each operation can answer, at run time; the type below fails to compile when openapi.json lists another. */
 const REFUSALS = {
-  createUser: [400, 401, 403, 409, 413, 415, 422],
-  resetUserPassword: [400, 401, 403, 404, 409, 413, 415, 422],
-  deleteUser: [400, 401, 403, 404, 409, 413, 415, 422],
+  createUser: [400, 401, 403, 409, 413, 415, 417, 422, 431],
+  resetUserPassword: [400, 401, 403, 404, 409, 413, 415, 417, 422, 431],
+  deleteUser: [400, 401, 403, 404, 409, 413, 415, 417, 422, 431],
 } as const satisfies { [Op in OperationName]: readonly ErrorStatus<Op>[] };
 const everyRefusalListed: {
   [Op in OperationName]: [Exclude<ErrorStatus<Op>, (typeof REFUSALS)[Op][number]>] extends [never] ? true : false;

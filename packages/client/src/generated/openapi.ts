@@ -146,7 +146,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
+             * @description - Not a request the server takes as HTTP/1.1: a malformed request line or header, `Content-Length` beside `Transfer-Encoding`, no `Host` header or two, or `CONNECT`: `Bad Request`
+             *     - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
              *     - A member named twice in the body (the first name given twice, in the body order): `Duplicate parameter: user_email.`
@@ -215,6 +216,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description - An `Expect` header other than `100-continue`: `Expectation Failed` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description - The Idempotency-Key was already used, within 24 hours, with another operation or another body: `Idempotency-Key was already used with a different request.` */
             422: {
                 headers: {
@@ -226,6 +236,15 @@ export interface operations {
             };
             /** @description - Over the stage's request rate, or over one key's or one address's share of it: `Too Many Requests` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description - A header section larger than the server accepts (the local server: Node's limit, 16 KiB): `Request Header Fields Too Large` */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -271,7 +290,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
+             * @description - Not a request the server takes as HTTP/1.1: a malformed request line or header, `Content-Length` beside `Transfer-Encoding`, no `Host` header or two, or `CONNECT`: `Bad Request`
+             *     - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
              *     - A member named twice in the body (the first name given twice, in the body order): `Duplicate parameter: user_email.`
@@ -349,6 +369,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description - An `Expect` header other than `100-continue`: `Expectation Failed` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description - The Idempotency-Key was already used, within 24 hours, with another operation or another body: `Idempotency-Key was already used with a different request.` */
             422: {
                 headers: {
@@ -360,6 +389,15 @@ export interface operations {
             };
             /** @description - Over the stage's request rate, or over one key's or one address's share of it: `Too Many Requests` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description - A header section larger than the server accepts (the local server: Node's limit, 16 KiB): `Request Header Fields Too Large` */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -405,7 +443,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
+             * @description - Not a request the server takes as HTTP/1.1: a malformed request line or header, `Content-Length` beside `Transfer-Encoding`, no `Host` header or two, or `CONNECT`: `Bad Request`
+             *     - Idempotency-Key present and not 16 to 255 printable ASCII characters (checked before the body): `Idempotency-Key is invalid.`
              *     - Body bytes not valid UTF-8, or a string in it holding an unpaired surrogate: `Request body must be valid UTF-8 JSON.`
              *     - Body not valid JSON, or JSON that is not an object: `Request body must be a JSON object.`
              *     - A member named twice in the body (the first name given twice, in the body order): `Duplicate parameter: user_email.`
@@ -480,6 +519,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description - An `Expect` header other than `100-continue`: `Expectation Failed` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description - The Idempotency-Key was already used, within 24 hours, with another operation or another body: `Idempotency-Key was already used with a different request.` */
             422: {
                 headers: {
@@ -491,6 +539,15 @@ export interface operations {
             };
             /** @description - Over the stage's request rate, or over one key's or one address's share of it: `Too Many Requests` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description - A header section larger than the server accepts (the local server: Node's limit, 16 KiB): `Request Header Fields Too Large` */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
