@@ -96,13 +96,14 @@ module.exports = {
     {
       name: 'sign-in-is-not-the-pipeline',
       comment:
-        "The sign-in module runs in a tool's back end: through everything it imports, nothing of the Lambda pipeline (HTTP, events, the contract's validators), middy, Powertools or the CDK.",
+        "The sign-in module runs in a tool's back end: through everything it imports, nothing of the Lambda pipeline (HTTP, events, the contract's validators), middy, Powertools or the CDK. The contract's messages (plain text) it shares: changePassword refuses with the API's words.",
       severity: 'error',
       from: { path: '^packages/sign-in/' },
       to: {
         reachable: true,
         path: [
-          '^functions/shared/(http|events|contract)/',
+          '^functions/shared/(http|events)/',
+          '^functions/shared/contract/(?!messages\\.ts$)',
           '^functions/[^/]+/handler',
           'node_modules/(@middy|@aws-lambda-powertools|aws-cdk-lib|constructs|@types/aws-lambda)/',
         ],

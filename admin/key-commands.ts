@@ -26,6 +26,8 @@ export const KEY_USAGE = `  create-owner <email> [scope]  create an owner, its o
   revoke-key <key-id>           revoke a key (warm functions stop accepting it within the key-cache TTL)
   reset-owner-password <email>  a new generated password for the owner's own account, shown once; ends a sign-in
                                 lockout (the API cannot reset this account)
+  show-owner <email>            an owner's id, the ownerId a tool's sign-in module is configured with:
+                                {"owner_email","owner_id"} on one line
 
   scope (default: every operation, no expiry):
     --operations createUser,resetUserPassword,deleteUser   the operations the key may call
@@ -35,10 +37,10 @@ export const KEY_USAGE = `  create-owner <email> [scope]  create an owner, its o
 
 export type KeyCommand =
   | { command: 'create-owner' | 'issue-key'; email: string; scope: owners.KeyScope }
-  | { command: 'list-keys' | 'reset-owner-password'; email: string }
+  | { command: 'list-keys' | 'reset-owner-password' | 'show-owner'; email: string }
   | { command: 'revoke-key'; keyId: string };
 
-const COMMANDS = ['create-owner', 'issue-key', 'list-keys', 'revoke-key', 'reset-owner-password'] as const;
+const COMMANDS = ['create-owner', 'issue-key', 'list-keys', 'revoke-key', 'reset-owner-password', 'show-owner'] as const;
 const isKeyCommand = (name: string): name is (typeof COMMANDS)[number] => (COMMANDS as readonly string[]).includes(name);
 
 type KeyOptionValues = { [name in keyof typeof KEY_OPTIONS]?: string };
@@ -58,7 +60,7 @@ export function parseKeyCommand(positionals: readonly string[], options: KeyOpti
   if (rest.length > 0) throw new UsageError(`${command} takes one argument, ${what}; got also ${JSON.stringify(rest.join(' '))}`);
 
   const given = Object.keys(options).filter((name) => options[name as keyof KeyOptionValues] !== undefined);
-  if (command === 'list-keys' || command === 'revoke-key' || command === 'reset-owner-password') {
+  if (command === 'list-keys' || command === 'revoke-key' || command === 'reset-owner-password' || command === 'show-owner') {
     if (given.length > 0) throw new UsageError(`--${given[0]} applies only to create-owner and issue-key`);
     if (command === 'revoke-key') {
       if (!KEY_ID.test(argument)) throw new UsageError(`Invalid key id ${JSON.stringify(argument)}; a key id is key_ and 16 hex digits`);
@@ -89,6 +91,8 @@ async function runChecked(store: owners.OwnerStore, command: KeyCommand, passwor
       return owners.listKeys(store, command.email);
     case 'reset-owner-password':
       return owners.resetOwnerPassword(store, command.email, passwords());
+    case 'show-owner':
+      return owners.showOwner(store, command.email);
     case 'revoke-key': {
       const key = await owners.revokeKey(store, command.keyId);
       return { key_id: key.keyId, owner_email: key.ownerEmail, revoked: true };

@@ -23,7 +23,8 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type ChangeRecord, isProfileChange, lifecycleEventOf } from '#events/lifecycle-events';
+import { type ChangeRecord, lifecycleEventOf } from '#events/lifecycle-events';
+import { passesRecordFilter } from '#events/record-filter';
 import { localConnection } from '#store/client';
 import { localClient } from '../local/dynamodb-local';
 
@@ -38,7 +39,7 @@ export interface Footprint {
   readonly units: Record<string, TableUnits>;
   /** Records the users table's stream got. */
   readonly streamRecords: number;
-  /** Of them, the ones the consumer's filter passes (a profile item's change): each reaches the stream consumer. */
+  /** Of them, the ones the consumer's filter passes (events/record-filter.ts): each reaches the stream consumer. */
   readonly consumerRecords: number;
   /** Lifecycle events those records mean. */
   readonly events: number;
@@ -217,7 +218,8 @@ export async function streamTap(endpoint: string, usersTableName: string) {
 
 /** A footprint from the units a request consumed and the records it caused. */
 export function footprintOf(units: Record<string, TableUnits>, records: readonly ChangeRecord[]): Footprint {
-  const consumed = records.filter(isProfileChange);
+  // What the event source mapping's filter passes (events/record-filter.ts): what invokes the consumer.
+  const consumed = records.filter(passesRecordFilter);
   const events = consumed.map(lifecycleEventOf).filter((event) => event !== undefined);
   return {
     units,

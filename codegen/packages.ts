@@ -39,6 +39,12 @@ export const DATA_FILES: readonly { readonly module: string; readonly file: stri
   },
 ];
 
+/** Bundled modules that use `import.meta.url` to resolve modules, not to read a file beside themselves. */
+export const NO_DATA_FILE: readonly string[] = [
+  // Resolves @node-rs/argon2 and bcryptjs for the costly lane's worker threads (createRequire).
+  'functions/shared/domain/verify-worker.ts',
+];
+
 /** A package's dist/ folder. */
 export const distOf = (root: string, spec: PackageSpec) => resolve(root, spec.dir, 'dist');
 
@@ -107,6 +113,7 @@ export async function buildPackage(root: string, spec: PackageSpec, outDir = res
   written.push(join(dist, 'index.js'));
   for (const input of Object.keys(metafile.inputs)) {
     if (!readFileSync(resolve(root, input), 'utf8').includes('import.meta.url')) continue;
+    if (NO_DATA_FILE.some((module) => resolve(root, module) === resolve(root, input))) continue;
     const data = DATA_FILES.find((d) => resolve(root, d.module) === resolve(root, input));
     if (!data) throw new Error(`${spec.name}: the bundle holds ${input}, which reads a file beside itself; list it in DATA_FILES`);
     const target = join(dist, data.to);

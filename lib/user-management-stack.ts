@@ -168,6 +168,10 @@ export class UserManagementStack extends Stack {
       value: this.api.baseUrl,
     });
     new CfnOutput(this, 'UsersTableName', { description: 'USERS_TABLE_NAME for the admin CLI', value: this.tables.users.tableName });
+    new CfnOutput(this, 'UsersTableArn', {
+      description: "The users table's ARN, for a tool's role: grantSignIn (lib/constructs/sign-in-grant.ts) in the tool's own CDK app",
+      value: this.tables.users.tableArn,
+    });
     new CfnOutput(this, 'OwnersTableName', { description: 'OWNERS_TABLE_NAME for the admin CLI', value: this.tables.owners.tableName });
     new CfnOutput(this, 'Argon2Setting', {
       description: "The argon2id setting new hashes use (m=KiB,t=passes,p=lanes): the data contract's rehash at sign-in uses it too",

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
@@ -215,7 +216,10 @@ export async function ensureTables(endpoint: string, names: TableNames): Promise
       if (layout.stream && !Table?.StreamSpecification?.StreamEnabled) {
         await client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: streamSpecification(layout) }));
       }
-      continue;
+      // A table kept from before its layout had a TTL (the users table's, for the sign-in state) gets it now.
+      if (!layout.timeToLiveAttribute) continue;
+      const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: name }));
+      if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED') continue;
     }
     if (layout.timeToLiveAttribute) {
       await client.send(

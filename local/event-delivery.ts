@@ -27,6 +27,7 @@ import {
 import type { LifecycleEvent } from '#contract/lifecycle-events';
 import { createFileSink, DEFAULT_EVENTS_FILE, eventLine, PRIVATE_FILE_MODE, setAsideTornLine } from '#events/file-sink';
 import { deliverChanges, type EventSink, failureName } from '#events/lifecycle-events';
+import { passesRecordFilter } from '#events/record-filter';
 import { readRecoveryPeriodDays, readUndeliveredEventDays, UNDELIVERED_EVENT_DAYS } from '#platform/config';
 import { createDocumentClient, localConnection } from '#store/client';
 import { createDeletionLedger } from '#store/deletion-ledger';
@@ -291,7 +292,12 @@ export async function startEventDelivery(options: EventDeliveryOptions): Promise
         const { records, open } = await read(shardId, cursor);
         // Failing for KEEP_AFTER_MS already: what still fails is kept for replay, and delivery moves on.
         const keeping = failingSince !== undefined && Date.now() - failingSince >= keepAfterMs;
-        const result = await deliverChanges(records, sink, keeping ? { keep: (events) => undelivered.keep(events) } : {});
+        // What the deployed event source mapping filters out never reaches the delivery here either.
+        const result = await deliverChanges(
+          records.filter(passesRecordFilter),
+          sink,
+          keeping ? { keep: (events) => undelivered.keep(events) } : {},
+        );
         if (result.kept > 0 && !stopped) {
           options.onError?.(
             `Lifecycle events kept for replay (${result.failure}): ${result.kept}; once the cause is fixed, run: ${options.adminCommand ?? 'npm run admin --'} replay-events`,

@@ -16,6 +16,7 @@ import { npmStartIdle } from './npm-start-idle';
 import { passwordChecks } from './password-checks';
 import { requestUnits } from './request-units';
 import { serviceShare } from './service-share';
+import { signInMeasurement } from './sign-in';
 import { throughput } from './throughput';
 
 export const MEASUREMENTS: readonly AnyMeasurement[] = [
@@ -28,6 +29,7 @@ export const MEASUREMENTS: readonly AnyMeasurement[] = [
   importThroughput,
   ddbCalls,
   requestUnits,
+  signInMeasurement,
   deleteScaling,
   npmStartIdle,
   // Last: DynamoDB Local is stopped by then, and these are cold imports in fresh processes.

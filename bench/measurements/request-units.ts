@@ -10,6 +10,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { digestApiKey } from '#domain/api-keys';
+import { createCostlyLane } from '#domain/costly-lane';
 import { keySecrets } from '#domain/idempotency';
 import { signIn } from '#domain/sign-in';
 import type { Argon2Setting } from '#platform/config';
@@ -96,16 +97,19 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
 
     // The sign-in as the module runs it (the domain's rule on its DynamoDB adapter), on the handlers' client.
     const store = createSignInStore(env.client, env.tables.usersTableName);
+    // No hash here is dear enough for the costly lane; it is built as the module builds it, and closed.
+    const lane = createCostlyLane();
     const user = `sign-in-${randomUUID().slice(0, 13)}@example.com`;
     await call('createUser', bodies(user).createUser);
     const attempt = (email: string, password: string) => () =>
-      signIn({ store, setting: env.setting }, { ownerId: env.owner.ownerId, email, password }).then(() => undefined);
+      signIn({ store, setting: env.setting, lane }, { ownerId: env.owner.ownerId, email, password }).then(() => undefined);
     const nobody = `nobody-${randomUUID().slice(0, 13)}@example.com`;
     const signInFootprints = {
       ok: await footprint(user, attempt(user, PASSWORD)),
       wrong: await footprint(user, attempt(user, 'not the password at all')),
       unknown: await footprint(nobody, attempt(nobody, PASSWORD)),
     };
+    await lane.close();
 
     const sizeOf = async (tableName: string, key: Record<string, string>) => {
       const { Item } = await raw.send(new GetItemCommand({ TableName: tableName, Key: marshall(key), ConsistentRead: true }));

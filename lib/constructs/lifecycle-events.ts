@@ -2,15 +2,15 @@ import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { LIFECYCLE_RECORD_PATTERNS } from '#events/record-filter';
 import { UNDELIVERED_EVENT_DAYS } from '#platform/config';
 import { UNDELIVERED_EVENTS_DIMENSIONS, UNDELIVERED_EVENTS_METRIC } from '#platform/metrics';
-import { PROFILE_SK, USERS_TABLE } from '#store/table-layout';
 import { HandlerFunction } from './handler-function';
 import { notifying } from './monitoring';
 
@@ -48,8 +48,8 @@ export interface LifecycleEventsProps {
 }
 
 /**
- * Lifecycle events: the users table's stream, filtered to profile items at the event source mapping
- * (associated items never invoke anything), a consumer that publishes UserCreated, UserPasswordReset
+ * Lifecycle events: the users table's stream, filtered at the event source mapping to profile items
+ * and none of a sign-in's writes (associated items and sign-ins never invoke anything), a consumer that publishes UserCreated, UserPasswordReset
  * and UserDeleted to the stage's EventBridge bus and records deletions in the ledger, and a
  * dead-letter queue with an alarm for batches that could not be delivered.
  */
@@ -98,15 +98,16 @@ export class LifecycleEvents extends Construct {
     this.consumer.allow(props.undeliveredEventsTable, 'PutItem');
     this.bus.grantPutEventsTo(this.consumer.role);
 
-    const sortKey = USERS_TABLE.sortKey!.name;
     this.consumer.function.addEventSource(
       new DynamoEventSource(props.usersTable, {
         // Nothing written before the mapping existed is missed (the stream is created with it).
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: 100,
         maxBatchingWindow: Duration.seconds(1),
-        // Profile items only: a delete with thousands of associated items invokes the function once.
-        filters: [FilterCriteria.filter({ dynamodb: { Keys: { [sortKey]: { S: FilterRule.isEqual(PROFILE_SK) } } } })],
+        // Profile items only, and none of a sign-in's writes (events/record-filter.ts, which npm start's
+        // delivery applies too): a delete with thousands of associated items invokes the function once,
+        // and signing users in never does.
+        filters: LIFECYCLE_RECORD_PATTERNS.map((pattern) => FilterCriteria.filter(pattern)),
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
         retryAttempts: props.retryAttempts ?? 8,

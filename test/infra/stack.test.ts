@@ -56,17 +56,20 @@ describe('tables', () => {
     expect(idempotency?.Properties?.KeySchema).toEqual(keySchema(IDEMPOTENCY_TABLE));
   });
 
-  it.each(STAGES)('%s: idempotency records expire through DynamoDB TTL on expires_at; no other table has TTL', (stage) => {
-    const { template, stack } = byStage[stage];
-    const resources = resourcesOf(template);
-    expect(resources[logicalId(stack, stack.tables.idempotency)]?.Properties?.TimeToLiveSpecification).toEqual({
-      AttributeName: 'expires_at',
-      Enabled: true,
-    });
-    for (const table of [stack.tables.users, stack.tables.owners]) {
-      expect(resources[logicalId(stack, table)]?.Properties?.TimeToLiveSpecification).toBeUndefined();
-    }
-  });
+  it.each(STAGES)(
+    '%s: idempotency records and the sign-in state of unknown e-mails expire through DynamoDB TTL on expires_at; owners never',
+    (stage) => {
+      const { template, stack } = byStage[stage];
+      const resources = resourcesOf(template);
+      for (const table of [stack.tables.idempotency, stack.tables.users]) {
+        expect(resources[logicalId(stack, table)]?.Properties?.TimeToLiveSpecification).toEqual({
+          AttributeName: 'expires_at',
+          Enabled: true,
+        });
+      }
+      expect(resources[logicalId(stack, stack.tables.owners)]?.Properties?.TimeToLiveSpecification).toBeUndefined();
+    },
+  );
 
   it.each(['prod', 'staging'] as const)('%s: deletion protection on, tables retained on delete and replace', (stage) => {
     const { template } = byStage[stage];
@@ -487,6 +490,7 @@ describe('outputs', () => {
       'EventBusName',
       'OwnersTableName',
       'UndeliveredEventsTableName',
+      'UsersTableArn',
       'UsersTableName',
     ]);
   });

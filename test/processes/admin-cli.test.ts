@@ -126,6 +126,25 @@ describe('admin CLI', () => {
     expect(listed.stdout).not.toContain('wlk_');
   }, 90_000);
 
+  it("show-owner prints the owner's id, the one a tool's sign-in module is configured with, as one JSON line", async () => {
+    const email = uniqueEmail('cli-show');
+    expect((await admin('create-owner', email)).code).toBe(0);
+    const shown = await admin('show-owner', `  ${email.toUpperCase()} `);
+    expect([shown.code, shown.stderr]).toEqual([0, '']);
+    expect(shown.stdout.endsWith('\n') && shown.stdout.trim().split('\n').length).toBe(1);
+    const printed = JSON.parse(shown.stdout) as Record<string, string>;
+    expect(Object.keys(printed)).toEqual(['owner_email', 'owner_id']);
+    expect(printed).toEqual({ owner_email: email, owner_id: (await stores.owners.findOwner(email))!.ownerId });
+    // The id that keys its users, as the data contract says.
+    const user = uniqueEmail('cli-show-user');
+    const issued = JSON.parse((await admin('issue-key', email)).stdout) as { api_key: string };
+    expect((await invoke(createUser, { user_email: user }, issued.api_key)).status).toBe(200);
+    const item = await stores.client.send(
+      new GetCommand({ TableName: config.usersTableName, Key: userKey(printed.owner_id!, user), ConsistentRead: true }),
+    );
+    expect(item.Item?.user_email).toBe(user);
+  }, 60_000);
+
   it("--help prints the usage on stdout and exits 0; after a command, that command's usage only", async () => {
     for (const args of [['--help'], ['-h']]) {
       const result = await admin(...args);
@@ -185,6 +204,8 @@ describe('admin CLI', () => {
       [['issue-key', nobody], 2, /no owner/i],
       [['list-keys', nobody], 2, /no owner/i],
       [['revoke-key', 'key_0000000000000000'], 2, /no key/i],
+      [['show-owner', nobody], 2, /no owner/i],
+      [['show-owner', owner, '--operations', 'createUser'], 2, /applies only to create-owner and issue-key/],
       [['create-owner', 'not-an-email'], 2, /invalid e-mail/i],
       [['issue-key', owner, '--operations', 'createUser,dropTable'], 2, /unknown operation "dropTable"/i],
       [['issue-key', owner, '--expires-at', '2020-01-01T00:00:00Z'], 2, /not in the future/],

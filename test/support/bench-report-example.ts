@@ -19,6 +19,7 @@ import type { Latency } from '../../bench/measurements/latency';
 import type { PasswordChecks } from '../../bench/measurements/password-checks';
 import type { RequestUnits } from '../../bench/measurements/request-units';
 import { type ServiceShare, sharesFrom } from '../../bench/measurements/service-share';
+import type { SignInBench } from '../../bench/measurements/sign-in';
 import type { Throughput } from '../../bench/measurements/throughput';
 import { assembleReport } from '../../bench/report';
 import type { PhaseCpu } from '../../bench/stand-in';
@@ -189,6 +190,42 @@ export const EXAMPLE_REQUEST_UNITS: RequestUnits = {
   items: { profile: 263, ownerAccount: 241, apiKey: 232, idempotencyRecord: 421, ledgerEntry: 236 },
 };
 
+const signInPhases = {
+  nothing: examplePhase(0, rounds(0.01, 0.01, 0.01, 0.01, 0.01, 0.01), 0.02),
+  ok: examplePhase(10.7, rounds(4.61, 4.55, 4.7, 4.58, 4.66, 4.52), 18.2),
+  floorOk: examplePhase(10.7, rounds(4.31, 4.29, 4.4, 4.33, 4.35, 4.27), 17.6),
+  wrong: examplePhase(10.7, rounds(3.02, 2.98, 3.1, 3.05, 2.99, 3.04), 14.1),
+  floorWrong: examplePhase(10.7, rounds(2.81, 2.77, 2.9, 2.84, 2.79, 2.83), 13.8),
+  unknown: examplePhase(10.7, rounds(2.97, 2.95, 3.06, 3.01, 2.96, 3.0), 14.0),
+  floorUnknown: examplePhase(10.7, rounds(2.8, 2.76, 2.88, 2.83, 2.78, 2.82), 13.7),
+  throttled: examplePhase(0, rounds(1.12, 1.1, 1.16, 1.13, 1.11, 1.14), 2.1),
+  floorThrottled: examplePhase(0, rounds(0.98, 0.97, 1.01, 0.99, 0.98, 1.0), 1.9),
+};
+const signInShare = (outcome: 'ok' | 'wrong' | 'unknown' | 'throttled', floor: keyof typeof signInPhases, name: string) => ({
+  floor: name,
+  signInMs: signInPhases[outcome].nonHashCpuMs,
+  floorMs: signInPhases[floor].nonHashCpuMs,
+  shareMs: spread(signInPhases[outcome].nonHashCpuMsRounds.rounds.map((ms, r) => ms - signInPhases[floor].nonHashCpuMsRounds.rounds[r]!)),
+});
+const signIn: SignInBench = {
+  rounds: 6,
+  callsPerRound: 24,
+  phases: signInPhases,
+  share: {
+    ok: signInShare('ok', 'floorOk', 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete)'),
+    wrong: signInShare('wrong', 'floorWrong', 'verify, BatchGetItem, UpdateItem'),
+    unknown: signInShare('unknown', 'floorUnknown', 'verify, BatchGetItem, UpdateItem'),
+    throttled: signInShare('throttled', 'floorThrottled', 'BatchGetItem'),
+  },
+  ddbCalls: {
+    ok: { BatchGetItem: 1, UpdateItem: 1, TransactWriteItems: 1 },
+    wrong: { BatchGetItem: 1, UpdateItem: 1 },
+    unknown: { BatchGetItem: 1, UpdateItem: 1 },
+    throttled: { BatchGetItem: 1 },
+  },
+  stream: { signIns: 1000, records: 760, passing: 0, perThousand: 0 },
+};
+
 const deleteScaling: DeleteScaling = {
   items: {
     0: { ms: 5.89, msPerItem: null, calls: 2, callsBound: 2 },
@@ -240,6 +277,7 @@ export async function exampleBenchReport() {
   } satisfies ImportThroughput);
   results.set('ddbCalls', ddbCalls);
   results.set('requestUnits', EXAMPLE_REQUEST_UNITS);
+  results.set('signIn', signIn);
   results.set('deleteScaling', deleteScaling);
   results.set('npmStartIdle', { windowS: 5, nodeCoreShare: 0.016, dynamodbLocalCoreShare: 0.056 } satisfies Idle);
   results.set('bundles', bundles);

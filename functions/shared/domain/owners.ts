@@ -200,6 +200,12 @@ async function findOwnerOrThrow(store: OwnerStore, email: string): Promise<Owner
   return owner;
 }
 
+/** What `admin show-owner` prints: the id a tool's sign-in module is configured with (`ownerId`). */
+export async function showOwner(store: OwnerStore, email: string): Promise<{ owner_email: string; owner_id: string }> {
+  const owner = await findOwnerOrThrow(store, email);
+  return { owner_email: owner.ownerEmail, owner_id: owner.ownerId };
+}
+
 /** Revokes a key by its id; warm functions stop accepting it within the key-cache TTL. */
 export async function revokeKey(store: OwnerStore, keyId: string): Promise<ApiKeyRecord> {
   const key = await store.findApiKeyById(keyId);

@@ -1,22 +1,20 @@
 /**
- * The tool's sign-in, as plain rules over a port: the sign-in package (packages/sign-in/src/index.ts) runs them
- * in the tool's back end on the users table. NFC first, then the string as given; every accepted
- * hash format within the import's ceilings; an unknown e-mail costs what a known one does;
- * consecutive failures counted and refused past NIST's limit; a hash that is not argon2id at the
- * stage's setting replaced after a successful sign-in.
+ * The tool's sign-in, as plain rules over a port: the sign-in package (packages/sign-in/src/index.ts) runs
+ * them in the tool's back end on the users table. NFC first, then the string as given; every accepted hash
+ * format within the import's ceilings, the costly ones in a bounded lane; each attempt counted before
+ * it is verified, with growing waits and NIST's hard limit (sign-in-attempts.ts), the same way for an
+ * e-mail no user has; a success clears the count and upgrades the hash, unless a reset came first.
  */
 
 import { randomUUID } from 'node:crypto';
 import { type Argon2Setting, formatArgon2Setting } from '#platform/config';
+import type { CostlyLane, LanePlace } from './costly-lane';
 import { normalizeEmail } from './email';
-import { verifyHash } from './password-hashes';
+import { isCostly } from './hash-cost';
+import { checkHash, verifyHash } from './password-hashes';
+import type { OwnerPasswordPolicy } from './password-policy';
 import { hashPassword } from './passwords';
-
-/**
- * NIST SP 800-63B (section 5.2.2 of revision 3): the verifier "SHALL limit consecutive failed
- * authentication attempts on a single account to no more than 100". Past it, a reset unlocks.
- */
-export const MAX_FAILED_SIGN_INS = 100;
+import { type AttemptState, decideAttempt, hashTag } from './sign-in-attempts';
 
 /** What a sign-in needs of a user's profile. */
 export interface SignInProfile {
@@ -24,34 +22,58 @@ export interface SignInProfile {
   readonly shouldResetPassword: boolean;
 }
 
-/** An attempt, counted: the profile it was counted on, or why none was. */
-export type AttemptStart = { readonly profile: SignInProfile } | { readonly refused: 'unknown' | 'locked' };
+/** The profile (absent: no user has the e-mail) and the attempt state (absent: none kept), read together. */
+export interface SignInRead {
+  readonly profile?: SignInProfile;
+  readonly state?: AttemptState;
+}
 
 /** What a sign-in needs from storage (the port); functions/shared/store/sign-in-store.ts implements it on DynamoDB. */
 export interface SignInStore {
+  /** The profile and the attempt state, in one strongly consistent read. */
+  read(ownerId: string, email: string): Promise<SignInRead>;
   /**
-   * Counts the attempt as a failure before anything is verified, so concurrent guesses cannot
-   * outrun the limit, unless the account has already failed `limit` times in a row: `locked`.
+   * Stores `next` on condition that the stored state is still `expected` (absent: none). When it is
+   * not, nothing is written and the state found comes back, to decide again.
    */
-  startAttempt(ownerId: string, email: string, limit: number): Promise<AttemptStart>;
+  count(
+    ownerId: string,
+    email: string,
+    expected: AttemptState | undefined,
+    next: AttemptState,
+  ): Promise<{ readonly counted: true } | { readonly counted: false; readonly found: AttemptState | undefined }>;
   /**
-   * After a verified password: clears the count and, when `upgradedHash` is given, replaces the
-   * hash, in one write on condition that the hash is still `verifiedHash`. False when it was not.
+   * After a verified password: removes the attempt state and, with `upgradedHash`, replaces the hash,
+   * in one write on condition that the hash is still `verifiedHash`. False when it was not.
    */
   succeed(ownerId: string, email: string, verifiedHash: string, upgradedHash?: string): Promise<boolean>;
+  /** changePassword's write: the new hash, the reset flag cleared, the state removed; on the same condition. */
+  changePassword(ownerId: string, email: string, verifiedHash: string, newHash: string): Promise<boolean>;
+  /** The owner's password policy as `admin set-password-policy` last set it; undefined when never set. */
+  ownerPolicy(ownerId: string): Promise<OwnerPasswordPolicy | undefined>;
 }
 
+/** How a sign-in ends: an outcome, never an error, for a wrong password, an unknown e-mail or a refusal. */
 export type SignInResult =
   | { readonly outcome: 'ok' }
   | { readonly outcome: 'wrong' }
   | { readonly outcome: 'must-reset' }
-  | { readonly outcome: 'locked' };
+  | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number }
+  | { readonly outcome: 'locked' }
+  | { readonly outcome: 'busy'; readonly retryAfterSeconds: number };
+
+/** The outcomes that refuse before or instead of a verified password. */
+export type SignInRefusal = Extract<SignInResult, { outcome: 'wrong' | 'throttled' | 'locked' | 'busy' }>;
 
 export interface SignInDeps {
   readonly store: SignInStore;
-  /** The stage's argon2id setting: what upgraded hashes and the dummy hash use. */
+  /** The stage's argon2id setting: what upgraded hashes and the dummy hash use, and what "costly" is measured against. */
   readonly setting: Argon2Setting;
-  /** Verifies a password against a stored hash; tests wrap it to see which hashes were tried. */
+  /** Where costly verifications wait and run (costly-lane.ts). */
+  readonly lane: CostlyLane;
+  /** The clock (epoch ms); tests inject a fake one. @default Date.now */
+  readonly now?: () => number;
+  /** Verifies a password against a stored hash, costly or not; tests wrap it to see or to time what was tried. */
   readonly verify?: (stored: string, password: string) => Promise<boolean>;
 }
 
@@ -71,6 +93,15 @@ export const passwordForms = (password: string): readonly string[] => {
 export const isCurrentHash = (stored: string, setting: Argon2Setting) =>
   stored.startsWith(`$argon2id$v=19$${formatArgon2Setting(setting)}$`);
 
+/** bcrypt reads at most this many bytes of a password. */
+export const BCRYPT_MAX_BYTES = 72;
+
+/** Whether `stored` is bcrypt and `password` longer than bcrypt reads: it matched on its first 72 bytes only. */
+export const matchedOnPrefixOnly = (stored: string, password: string): boolean => {
+  const verdict = checkHash(stored);
+  return 'accepted' in verdict && verdict.accepted.format === 'bcrypt' && Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES;
+};
+
 const dummies = new Map<string, Promise<string>>();
 /**
  * A hash at the stage's setting of a password nobody knows, made once per setting and process;
@@ -86,29 +117,111 @@ export function dummyHash(setting: Argon2Setting): Promise<string> {
   return dummy;
 }
 
-/** Signs a user of the owner's tool in: an outcome, never an error, for a wrong password or an unknown e-mail. */
-export async function signIn(deps: SignInDeps, input: SignInInput): Promise<SignInResult> {
-  const verify = deps.verify ?? verifyHash;
+/** Tries to count before deciding otherwise: a burst of parallel attempts on one e-mail settles in fewer rounds than this. */
+const COUNT_TRIES = 12;
+
+/** A verified attempt: the profile it was verified on and the form of the password that matched. */
+export interface Verified {
+  readonly profile: SignInProfile;
+  readonly matched: string;
+  readonly forms: readonly string[];
+}
+
+/** The first form of the password that `stored` accepts, or undefined. */
+async function firstMatch(stored: string, forms: readonly string[], verify: (stored: string, password: string) => Promise<boolean>) {
+  for (const form of forms) if (await verify(stored, form)) return form;
+  return undefined;
+}
+
+/**
+ * One counted attempt, shared by signIn and changePassword: read the profile and the state; refuse
+ * unverified when locked or waiting; take a place in the costly lane when the hash needs one (`busy`
+ * past its deadline, uncounted); count the attempt as a failure on condition that the state is still
+ * the one read (deciding again when it is not); then verify. An e-mail no user has goes the same way,
+ * its verification against a hash at the stage's setting.
+ */
+export async function attempt(deps: SignInDeps, input: SignInInput): Promise<SignInRefusal | { readonly verified: Verified }> {
+  const now = deps.now ?? Date.now;
   const email = normalizeEmail(input.email);
   const forms = passwordForms(input.password);
-  const start = await deps.store.startAttempt(input.ownerId, email, MAX_FAILED_SIGN_INS);
-  if ('refused' in start) {
-    // The work a known user's wrong password costs: each form against a hash at the stage's setting.
-    const dummy = await dummyHash(deps.setting);
-    for (const form of forms) await verify(dummy, form);
-    return { outcome: start.refused === 'locked' ? 'locked' : 'wrong' };
-  }
-  const stored = start.profile.passwordHash;
-  let matched: string | undefined;
-  for (const form of forms) {
-    if (await verify(stored, form)) {
-      matched = form;
-      break;
+  let read = await deps.store.read(input.ownerId, email);
+  let place: LanePlace | undefined;
+  try {
+    for (let tries = 0; ; tries++) {
+      const tag = hashTag(read.profile?.passwordHash);
+      const decision = decideAttempt(read.state, tag, now());
+      if ('refused' in decision) {
+        return decision.refused === 'locked'
+          ? { outcome: 'locked' }
+          : { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
+      }
+      if (tries >= COUNT_TRIES) return { outcome: 'throttled', retryAfterSeconds: 1 };
+      if (read.profile && !place && isCostly(read.profile.passwordHash, deps.setting)) {
+        const entry = await deps.lane.enter();
+        if ('busy' in entry) return { outcome: 'busy', retryAfterSeconds: entry.retryAfterSeconds };
+        place = entry.place;
+        // The wait may have been long: decide again at the time of counting.
+        continue;
+      }
+      const counted = await deps.store.count(input.ownerId, email, read.state, decision.next);
+      if (counted.counted) break;
+      // Counted against another hash meanwhile: the profile changed since it was read.
+      read = counted.found && counted.found.tag !== tag ? await deps.store.read(input.ownerId, email) : { ...read, state: counted.found };
     }
+    const { profile } = read;
+    const stored = profile?.passwordHash ?? (await dummyHash(deps.setting));
+    const verify = deps.verify ?? (place ? place.verify : verifyHash);
+    const matched = await firstMatch(stored, forms, verify);
+    return profile && matched !== undefined ? { verified: { profile, matched, forms } } : { outcome: 'wrong' };
+  } finally {
+    place?.release();
   }
-  if (matched === undefined) return { outcome: 'wrong' };
-  // Upgraded: another format or setting, or a hash of the password before NFC (then one verify suffices next time).
-  const upgrade = matched !== forms[0] || !isCurrentHash(stored, deps.setting);
-  await deps.store.succeed(input.ownerId, email, stored, upgrade ? await hashPassword(forms[0]!, deps.setting) : undefined);
-  return { outcome: start.profile.shouldResetPassword ? 'must-reset' : 'ok' };
+}
+
+/**
+ * After a verified attempt, settles it with `write` (which clears the state, on condition that the
+ * hash is still the verified one). When a reset or another sign-in's upgrade replaced the hash in
+ * between, the password is verified again against the hash now stored: the old password of a reset
+ * answers `wrong`, never `ok`; the same password upgraded by a parallel sign-in still passes.
+ */
+export async function settle<T>(
+  deps: SignInDeps,
+  input: SignInInput,
+  verified: Verified,
+  write: (current: Verified) => Promise<T | undefined>,
+): Promise<T | { readonly outcome: 'wrong' }> {
+  const email = normalizeEmail(input.email);
+  let current = verified;
+  for (let round = 0; round < 3; round++) {
+    const done = await write(current);
+    if (done !== undefined) return done;
+    const { profile } = await deps.store.read(input.ownerId, email);
+    if (!profile) break;
+    const matched = await firstMatch(profile.passwordHash, current.forms, deps.verify ?? verifyHash);
+    if (matched === undefined) break;
+    current = { ...current, profile, matched };
+  }
+  return { outcome: 'wrong' };
+}
+
+/** Signs a user of the owner's tool in: an outcome, never an error, for a wrong password, an unknown e-mail or a refusal. */
+export async function signIn(deps: SignInDeps, input: SignInInput): Promise<SignInResult> {
+  const result = await attempt(deps, input);
+  if (!('verified' in result)) return result;
+  const email = normalizeEmail(input.email);
+  return settle(deps, input, result.verified, async ({ profile, matched, forms }): Promise<SignInResult | undefined> => {
+    const stored = profile.passwordHash;
+    // bcrypt checked the first 72 bytes only: the rest may be a typo, so it never becomes the password.
+    const mustReset = profile.shouldResetPassword || matchedOnPrefixOnly(stored, matched);
+    // Upgraded: another format or setting, or a hash of the password before NFC (then one verify suffices next time).
+    const upgrade = !mustReset && (matched !== forms[0] || !isCurrentHash(stored, deps.setting));
+    const written = await deps.store.succeed(
+      input.ownerId,
+      email,
+      stored,
+      upgrade ? await hashPassword(forms[0]!, deps.setting) : undefined,
+    );
+    if (!written) return undefined;
+    return { outcome: mustReset ? 'must-reset' : 'ok' };
+  });
 }

@@ -5,13 +5,16 @@ import type { ApiKeyRecord, OwnerAccount, OwnerRecord, OwnerStore } from '#domai
 import type { OwnerPasswordPolicy } from '#domain/password-policy';
 import type { DocumentClient } from './client';
 import { allItems } from './item-collections';
+import { fromPasswordPolicy, PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from './owner-policy-item';
 import {
   API_KEY_PK_PREFIX,
   apiKeyKey,
-  FAILED_SIGN_INS_ATTRIBUTE,
   KEY_LAST_USED_ATTRIBUTE,
+  LEGACY_FAILED_SIGN_INS_ATTRIBUTE,
   OWNERS_TABLE,
   ownerKey,
+  ownerPolicyKey,
+  REHASHED_AT_ATTRIBUTE,
   userKey,
 } from './table-layout';
 
@@ -62,30 +65,42 @@ export function createOwnersStore(db: DocumentClient, tables: { usersTableName: 
     },
 
     /**
-     * Replaces the policy on the owner's own account; touches nothing else, so the change stream
-     * sees no password change and no lifecycle event follows.
+     * Replaces the policy on the owner's own account, and its copy beside the owner's users that the
+     * sign-in module reads (it knows the owner's id, not its e-mail), in one transaction. Touches no
+     * password: the change stream sees no password change and no lifecycle event follows.
      */
     async setOwnerPasswordPolicy(ownerId: string, ownerEmail: string, policy: OwnerPasswordPolicy): Promise<void> {
+      const stored = fromPasswordPolicy(policy);
       await db.send(
-        new UpdateCommand({
-          TableName: Users,
-          Key: userKey(ownerId, ownerEmail),
-          UpdateExpression: 'SET #policy = :policy',
-          ConditionExpression: 'white_label = :yes',
-          ExpressionAttributeNames: { '#policy': PASSWORD_POLICY_ATTRIBUTE },
-          ExpressionAttributeValues: { ':policy': fromPasswordPolicy(policy), ':yes': true },
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: Users,
+                Key: userKey(ownerId, ownerEmail),
+                UpdateExpression: 'SET #policy = :policy',
+                ConditionExpression: 'white_label = :yes',
+                ExpressionAttributeNames: { '#policy': PASSWORD_POLICY_ATTRIBUTE },
+                ExpressionAttributeValues: { ':policy': stored, ':yes': true },
+              },
+            },
+            { Put: { TableName: Users, Item: { ...ownerPolicyKey(ownerId), [PASSWORD_POLICY_ATTRIBUTE]: stored } } },
+          ],
         }),
       );
     },
 
-    /** One conditional UpdateItem on the white-label user: the new hash, and the failed sign-ins' count removed. */
+    /**
+     * One conditional UpdateItem on the white-label user: the new hash (which voids the sign-in's count of
+     * failures, counted against the old one: sign-in-attempts.ts), and the mark of a sign-in's rehash removed.
+     */
     async setOwnerPasswordHash(ownerId: string, ownerEmail: string, passwordHash: string): Promise<boolean> {
       try {
         await db.send(
           new UpdateCommand({
             TableName: Users,
             Key: userKey(ownerId, ownerEmail),
-            UpdateExpression: `SET password_hash = :hash, updated_at = :at REMOVE ${FAILED_SIGN_INS_ATTRIBUTE}`,
+            UpdateExpression: `SET password_hash = :hash, updated_at = :at REMOVE ${REHASHED_AT_ATTRIBUTE}, ${LEGACY_FAILED_SIGN_INS_ATTRIBUTE}`,
             ConditionExpression: 'white_label = :yes',
             ExpressionAttributeValues: { ':hash': passwordHash, ':at': now(), ':yes': true },
           }),
@@ -230,21 +245,4 @@ const fromApiKey = (key: ApiKeyRecord) => ({
   created_at: key.createdAt,
   ...(key.operations && { operations: [...key.operations] }),
   ...(key.expiresAt !== undefined && { expires_at: key.expiresAt }),
-});
-
-/** The attribute of the owner's own account that holds its password policy. */
-const PASSWORD_POLICY_ATTRIBUTE = 'password_policy';
-
-const toPasswordPolicy = (value: unknown): OwnerPasswordPolicy | undefined => {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { min_length: minLength, blocked_words: words } = value as Record<string, unknown>;
-  return {
-    ...(typeof minLength === 'number' && { minLength }),
-    ...(Array.isArray(words) && { blockedWords: words.filter((word): word is string => typeof word === 'string') }),
-  };
-};
-
-const fromPasswordPolicy = (policy: OwnerPasswordPolicy) => ({
-  ...(policy.minLength !== undefined && { min_length: policy.minLength }),
-  ...(policy.blockedWords !== undefined && { blocked_words: [...policy.blockedWords] }),
 });

@@ -30,6 +30,8 @@ export const USERS_TABLE: TableLayout = {
   globalSecondaryIndexes: [],
   // Both images: a reset is told from other updates by comparing hashes, a delete names its user.
   stream: 'NEW_AND_OLD_IMAGES',
+  // The sign-in state kept for an e-mail no user has (SIGN_IN_SK) expires; nothing else of the service sets it.
+  timeToLiveAttribute: 'expires_at',
 };
 
 /**
@@ -90,16 +92,35 @@ export const idempotencyRecordKey = (ownerId: string, keyDigest: string) => ({ p
 export const PROFILE_SK = 'PROFILE';
 
 /**
- * The profile's count of consecutive failed sign-ins. resetUserPassword removes it (users-store.ts);
- * neither it nor an upgrade's rehash is a lifecycle event (events/lifecycle-events.ts); the sign-in module counts it (sign-in-store.ts).
+ * The count of consecutive failed sign-ins that earlier versions kept on the profile; nothing reads it
+ * now (the count lives in the sign-in state item, SIGN_IN_SK). A reset still removes it from old profiles.
  */
-export const FAILED_SIGN_INS_ATTRIBUTE = 'failed_sign_ins';
+export const LEGACY_FAILED_SIGN_INS_ATTRIBUTE = 'failed_sign_ins';
 
 /**
- * When a sign-in last replaced the hash with argon2id at the stage's setting: the mark by which the
- * stream consumer tells this write from a password reset.
+ * The mark of a sign-in's write to the profile (its upgrade of the hash to argon2id at the stage's
+ * setting): the time of that rehash. The stream's filter (events/record-filter.ts) drops a profile
+ * change whose new image carries it, so every other write to a profile removes it.
  */
 export const REHASHED_AT_ATTRIBUTE = 'password_rehashed_at';
+
+/**
+ * Sort key of the sign-in state in a user's item collection: the consecutive failures, the wait
+ * before the next attempt, and the tag of the hash they were counted against (sign-in-store.ts).
+ * Kept under the same key for an e-mail no user has, then expiring by TTL.
+ */
+export const SIGN_IN_SK = 'SIGN_IN';
+
+/** Primary key of the sign-in state of an e-mail in an owner's tool, whether or not a user has it. */
+export const signInStateKey = (ownerId: string, email: string) => ({ pk: userPk(ownerId, email), sk: SIGN_IN_SK });
+
+/**
+ * Primary key of the copy of an owner's password policy that the sign-in module reads (its
+ * changePassword), kept beside the owner's users: a partition key that no user can have (no `@`),
+ * inside the `<ownerId>#` range a tool's role may be limited to. `admin set-password-policy` writes
+ * it in the same transaction as the policy on the owner's own account.
+ */
+export const ownerPolicyKey = (ownerId: string) => ({ pk: `${ownerId}#OWNER`, sk: 'PASSWORD_POLICY' });
 
 /** Primary key of a user's profile. */
 export const userKey = (ownerId: string, email: string) => ({ pk: userPk(ownerId, email), sk: PROFILE_SK });

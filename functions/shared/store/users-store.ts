@@ -5,7 +5,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Refusal, UserItems, UserRecord, UserStore } from '#domain/users';
 import type { DocumentClient } from './client';
 import { collectionItems, deleteCollectionItems } from './item-collections';
-import { FAILED_SIGN_INS_ATTRIBUTE, PROFILE_SK, userKey, userPk } from './table-layout';
+import { LEGACY_FAILED_SIGN_INS_ATTRIBUTE, PROFILE_SK, REHASHED_AT_ATTRIBUTE, userKey, userPk } from './table-layout';
 
 /** Tells a refused conditional write apart from the item it found (ALL_OLD), without a second read. */
 const refusal = (error: ConditionalCheckFailedException): Refusal => {
@@ -61,8 +61,9 @@ export function createUsersStore(db: DocumentClient, tableName: string): UserSto
           new UpdateCommand({
             TableName: Users,
             Key: userKey(ownerId, email),
-            // A reset also ends a sign-in lockout: the count of failed sign-ins goes (sign-in-store.ts).
-            UpdateExpression: `SET password_hash = :hash, updated_at = :at REMOVE ${FAILED_SIGN_INS_ATTRIBUTE}`,
+            // A new hash voids the sign-in's count, counted against the old one (sign-in-attempts.ts): a reset
+            // ends a lockout. The mark of a sign-in's rehash goes, or the stream's filter would drop this change.
+            UpdateExpression: `SET password_hash = :hash, updated_at = :at REMOVE ${REHASHED_AT_ATTRIBUTE}, ${LEGACY_FAILED_SIGN_INS_ATTRIBUTE}`,
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(white_label)',
             ExpressionAttributeValues: { ':hash': passwordHash, ':at': now() },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -1,0 +1,77 @@
+/**
+ * A user's new password, chosen after `must-reset` (or at any time): the current password is verified
+ * as a sign-in verifies it (counted, throttled, locked alike), the new one meets the owner's policy
+ * through the service's one password-policy module, and one conditional write stores its NFC hash at
+ * the stage's setting, clears `should_reset_password` and the count. The stream then emits one
+ * `UserPasswordReset`, as for an API reset.
+ */
+
+import { passwordBreached, passwordGuessable, passwordOutOfPolicy } from '#contract/messages';
+import type { PasswordPolicy } from '#platform/config';
+import { normalizeEmail } from './email';
+import { type BreachCheck, checkPasswordOnline, limitsFor } from './password-policy';
+import { hashPassword } from './passwords';
+import { attempt, type SignInDeps, type SignInRefusal, settle } from './sign-in';
+
+export interface ChangePasswordInput {
+  readonly ownerId: string;
+  readonly email: string;
+  readonly currentPassword: string;
+  readonly newPassword: string;
+}
+
+/** The field the refusal messages name: the API's own for a new password (resetUserPassword's). */
+export const NEW_PASSWORD_FIELD = 'new_password';
+
+/** How a change ends: changed, refused by the policy (the contract's reason and message), or a sign-in's refusal of the current password. */
+export type ChangePasswordResult =
+  | { readonly outcome: 'changed' }
+  | { readonly outcome: 'refused'; readonly reason: 'length' | 'guessable' | 'breached'; readonly message: string }
+  | SignInRefusal;
+
+export interface ChangePasswordDeps extends SignInDeps {
+  /** The stage's length limits (PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH); the owner's minimum replaces the first. */
+  readonly passwordPolicy: PasswordPolicy;
+  /** The stage's online check, when it has one. */
+  readonly breachCheck?: BreachCheck;
+}
+
+/** Changes a user's password after verifying the current one: an outcome, never an error, for every expected case. */
+export async function changePassword(deps: ChangePasswordDeps, input: ChangePasswordInput): Promise<ChangePasswordResult> {
+  const signIn = { ownerId: input.ownerId, email: input.email, password: input.currentPassword };
+  const result = await attempt(deps, signIn);
+  if (!('verified' in result)) return result;
+  const email = normalizeEmail(input.email);
+  // Read only once the current password is known: no policy (the owner's blocked words) answers a stranger.
+  const owner = await deps.store.ownerPolicy(input.ownerId);
+  const limits = limitsFor(deps.passwordPolicy, owner);
+  const verdict = await checkPasswordOnline(
+    input.newPassword,
+    { limits, email, ...(owner?.blockedWords && { blockedWords: owner.blockedWords }) },
+    deps.breachCheck,
+  );
+  if (verdict !== 'ok') {
+    const refused: ChangePasswordResult = {
+      outcome: 'refused',
+      reason: verdict,
+      message:
+        verdict === 'length'
+          ? passwordOutOfPolicy(NEW_PASSWORD_FIELD, limits)
+          : verdict === 'guessable'
+            ? passwordGuessable(NEW_PASSWORD_FIELD)
+            : passwordBreached(NEW_PASSWORD_FIELD),
+    };
+    // The current password was right: the attempt counted before verifying is cleared, as a sign-in's.
+    return settle(deps, signIn, result.verified, async ({ profile }) =>
+      (await deps.store.succeed(input.ownerId, email, profile.passwordHash)) ? refused : undefined,
+    );
+  }
+  const newHash = await hashPassword(input.newPassword.normalize('NFC'), deps.setting);
+  return settle(
+    deps,
+    signIn,
+    result.verified,
+    async ({ profile }): Promise<ChangePasswordResult | undefined> =>
+      (await deps.store.changePassword(input.ownerId, email, profile.passwordHash, newHash)) ? { outcome: 'changed' } : undefined,
+  );
+}
