@@ -11,8 +11,10 @@ export interface HotItem {
   readonly item: string;
   /** The requests that reach it, as printed. */
   readonly reachedBy: string;
-  /** Its size in bytes (DynamoDB's item-size rules), from the bench. */
-  readonly bytes: number;
+  /** Its size in bytes (DynamoDB's item-size rules), from the bench; null where the units are measured per request instead. */
+  readonly bytes: number | null;
+  /** Units one request takes on it where its own size does not give them (several items read, or units the bench measured). */
+  readonly unitsPerRequest?: number;
   /** What one request that reaches it does to it. */
   readonly access: 'write' | 'strong-read' | 'eventual-read';
   /**
@@ -22,8 +24,6 @@ export interface HotItem {
   readonly methods: number;
   /** A bound on what reaches the item whatever one key sends (an API key's item is read once per warm environment per cache period). */
   readonly cap?: { readonly rps: number; readonly why: string };
-  /** Set for rows about the sign-in's store, which issue 35 is changing. */
-  readonly reCheck?: string;
 }
 
 export interface HotKeyRow {
@@ -45,7 +45,9 @@ export const readUnitsOf = (bytes: number, aws: AwsFigures, consistent: boolean)
   Math.max(1, Math.ceil(bytes / aws.dynamoReadUnitBytes)) * (consistent ? 1 : 0.5);
 
 export function hotKeyRow(hot: HotItem, stack: StackSettings, aws: AwsFigures): HotKeyRow {
-  const units = hot.access === 'write' ? writeUnitsOf(hot.bytes, aws) : readUnitsOf(hot.bytes, aws, hot.access === 'strong-read');
+  const units =
+    hot.unitsPerRequest ??
+    (hot.access === 'write' ? writeUnitsOf(hot.bytes ?? 0, aws) : readUnitsOf(hot.bytes ?? 0, aws, hot.access === 'strong-read'));
   const partitionRps = (hot.access === 'write' ? aws.dynamoPartitionWrite : aws.dynamoPartitionRead) / units;
   const throughKey =
     hot.methods === 0 || !stack.waf ? null : Math.min(stack.wafKeyLimit / stack.wafWindowSeconds, stack.throttleRateLimit * hot.methods);

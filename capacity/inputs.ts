@@ -17,7 +17,7 @@ export type Item = (typeof ITEMS)[number];
 /**
  * Every key the model reads, with what for: `{op}`, `{outcome}` and `{item}` stand for each value of
  * the lists above. The first four come from the bench's measurements of the three operations, the
- * sign-in's CPU from issue 35's sign-in measurement.
+ * sign-in's CPU from the bench's sign-in measurement (bench/measurements/sign-in.ts).
  */
 export const BENCH_KEYS = [
   { key: 'meta.date', for: 'when the run was made, printed with the table' },
@@ -27,7 +27,7 @@ export const BENCH_KEYS = [
   { key: 'requestUnits.withIdempotencyKey.{op}', for: 'the same with an Idempotency-Key header' },
   { key: 'requestUnits.signIn.{outcome}', for: "a sign-in's request units and stream records" },
   { key: 'requestUnits.items.{item}', for: "the item's size in bytes (hot keys)" },
-  { key: 'signIn.phases.{outcome}.cpuMs', for: "the sign-in's CPU per attempt in the tool's process (issue 35's measurement)" },
+  { key: 'signIn.phases.{outcome}.cpuMs', for: "the sign-in's CPU per attempt in the tool's process (bench/measurements/sign-in.ts)" },
   { key: 'signIn.phases.{outcome}.wallMsP50', for: "the sign-in's wall clock p50 (its wait is wall less CPU)" },
 ] as const;
 

@@ -5,7 +5,7 @@
 
 import { table } from '../bench/report';
 import { type AwsLimitsFile, cognitoQuota } from './aws';
-import { type HotItem, type HotKeyRow, hotKeyRow, writeUnitsOf } from './hot-keys';
+import { type HotItem, type HotKeyRow, hotKeyRow, readUnitsOf, writeUnitsOf } from './hot-keys';
 import { type BenchInputs, demandOf, OPERATIONS, type Operation, SIGN_IN_OUTCOMES } from './inputs';
 import { type Assumptions, type AwsFigures, type CapacityRow, capacityRow, FULL_VCPU_MB, type StackSettings, type Subject } from './model';
 
@@ -46,8 +46,6 @@ export function subjectsOf(bench: BenchInputs, memoryOf: (op: Operation) => numb
   ];
 }
 
-const SIGN_IN_RECHECK = "main's sign-in store (one item per user, its failed count on the profile): re-check after issue 35";
-
 /** The items one owner, one key or one user can make hot. */
 export function hotItemsOf(bench: BenchInputs, stack: StackSettings, aws: AwsFigures): HotItem[] {
   const bytes = bench.itemBytes;
@@ -60,12 +58,22 @@ export function hotItemsOf(bench: BenchInputs, stack: StackSettings, aws: AwsFig
       methods: 2,
     },
     {
-      item: "a user's profile (users table)",
-      reachedBy: 'sign-in attempts at one user (each writes its failed count)',
-      bytes: bytes.profile,
+      item: "a user's sign-in state (users table, the user's partition)",
+      reachedBy:
+        'counted sign-in attempts at one user: a conditional write each (as a wrong password measured); from the sixth failure on, at most one per wait',
+      bytes: null,
+      unitsPerRequest: bench.signIn.wrong.footprint.units.users?.writeUnits ?? 0,
       access: 'write',
       methods: 0,
-      reCheck: SIGN_IN_RECHECK,
+    },
+    {
+      item: "a user's profile and sign-in state (users table, the user's partition)",
+      reachedBy:
+        'sign-in attempts at one user during a wait: one strongly consistent read of the profile and the state (two items, each rounded up to 4 KB), no write',
+      bytes: bytes.profile,
+      unitsPerRequest: 2 * readUnitsOf(bytes.profile, aws, true),
+      access: 'strong-read',
+      methods: 0,
     },
     {
       item: "the owner's own account (users table)",
@@ -154,8 +162,8 @@ export function renderMarkdown(model: Model): string {
     ['item', 'reached by', 'bytes', 'units per request', 'partition serves (req/s)', 'one key sends (req/s)', 'key limit below it'],
     model.hot.map((h) => [
       h.hot.item,
-      `${h.hot.reachedBy}${h.hot.reCheck ? ` (${h.hot.reCheck})` : ''}`,
-      h.hot.bytes,
+      h.hot.reachedBy,
+      h.hot.bytes ?? 'measured per request',
       h.units,
       formatRps(h.partitionRps),
       h.oneKeyRps === null ? 'no key in front' : formatRps(h.oneKeyRps),
