@@ -14,7 +14,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '#domain/passwords';
-import { MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
+import { FREE_FAILURES, MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
 import { formatArgon2Setting, parseArgon2Setting } from '#platform/config';
 import { createDocumentClient, localConnection } from '#store/client';
 import { LOCAL_TABLES } from '#store/local-engine';
@@ -29,8 +29,8 @@ const json = args.includes('--json');
 const at = args.indexOf('--attempts');
 const ATTEMPTS = at >= 0 ? Number(args[at + 1]) : 300;
 const SETTING = parseArgon2Setting(process.env.ARGON2_SETTING, 'ARGON2_SETTING');
-/** Counted attempts per e-mail before the first wait. */
-const PER_EMAIL = 6;
+/** Counted attempts per e-mail: the free failures, then the one that starts the first wait. */
+const PER_EMAIL = FREE_FAILURES + 1;
 
 /** P(a known attempt takes longer than an unknown one), ties counted half: the Mann-Whitney U over n·m. */
 export function probabilityLonger(known: readonly number[], unknown: readonly number[]): number {
