@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { chromium } from 'playwright-core';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
+import { tryItOut } from '../support/swagger-ui';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
@@ -78,14 +79,7 @@ it(`"Try it out" on /docs opened at ${BASE_PATH}/docs behind a proxy: the reques
     const elsewhere: string[] = [];
     page.on('request', (sent) => !sent.url().startsWith(`${proxyUrl}${BASE_PATH}/`) && elsewhere.push(sent.url()));
     expect((await page.goto(`${proxyUrl}${BASE_PATH}/docs`))?.status()).toBe(200);
-    await page.locator('button.authorize').first().click();
-    await page.locator('.auth-container input').fill(apiKey);
-    await page.locator('.auth-btn-wrapper button.authorize').click();
-    await page.locator('.auth-btn-wrapper button.btn-done').click();
-
-    const operation = page.locator('#operations-User_Management-createUser');
-    await operation.locator('.opblock-summary').click();
-    await operation.locator('button.try-out__btn').click();
+    const operation = await tryItOut(page, apiKey, 'createUser');
     await operation.locator('textarea.body-param__text').fill(JSON.stringify({ user_email: email, user_password: 'long enough' }));
     const [sent] = await Promise.all([
       page.waitForRequest((candidate) => candidate.url().endsWith('/v1/createUser'), { timeout: 15_000 }),

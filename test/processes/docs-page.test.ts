@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { chromium } from 'playwright-core';
 import { OPENAPI_PATH } from '../../codegen/openapi';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
+import { tryItOut } from '../support/swagger-ui';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** No sandbox (root in a container), and no background traffic to Google's hosts on a closed network. */
@@ -110,14 +111,7 @@ it.each(['127.0.0.1', 'localhost'])(
     try {
       const page = await context.newPage();
       await page.goto(`${origin}/docs`);
-      await page.locator('button.authorize').first().click();
-      await page.locator('.auth-container input').fill(apiKey);
-      await page.locator('.auth-btn-wrapper button.authorize').click();
-      await page.locator('.auth-btn-wrapper button.btn-done').click();
-
-      const operation = page.locator('#operations-User_Management-createUser');
-      await operation.locator('.opblock-summary').click();
-      await operation.locator('button.try-out__btn').click();
+      const operation = await tryItOut(page, apiKey, 'createUser');
       await operation.locator('textarea.body-param__text').fill(JSON.stringify({ user_email: email, user_password: 'long enough' }));
       const [response] = await Promise.all([
         page.waitForResponse((candidate) => candidate.url().endsWith('/v1/createUser'), { timeout: 15_000 }),
@@ -146,14 +140,7 @@ it('"Try it out" twice as one owner: both answered 200, the Idempotency-Key fiel
   try {
     const page = await context.newPage();
     await page.goto(`${server.baseUrl}/docs`);
-    await page.locator('button.authorize').first().click();
-    await page.locator('.auth-container input').fill(apiKey);
-    await page.locator('.auth-btn-wrapper button.authorize').click();
-    await page.locator('.auth-btn-wrapper button.btn-done').click();
-
-    const operation = page.locator('#operations-User_Management-createUser');
-    await operation.locator('.opblock-summary').click();
-    await operation.locator('button.try-out__btn').click();
+    const operation = await tryItOut(page, apiKey, 'createUser');
     // A fixed key pre-filled here made the second try's other body a reused key: 422 for 24 hours.
     const prefilled = await operation.locator('tr[data-param-name="Idempotency-Key"] input').inputValue();
     const answers: { status: number; idempotencyKey: string | null }[] = [];
