@@ -75,6 +75,14 @@ const api = (demand: Demand, memoryMb = 1769): Subject => ({
   demand,
   cognito: { category: 'UserCreation', rps: 50 },
 });
+/** A sign-in as fixed inputs: it runs in the tool, writes DynamoDB itself and (these inputs say) wakes the consumer twice. */
+const SIGN_IN: Subject = {
+  name: 'sign-in ok',
+  kind: 'sign-in',
+  memoryMb: 1769,
+  demand: { cpuMs: 10, waitMs: 3, tables: { users: { writeUnits: 2, readUnits: 0 } }, consumerRecords: 2, events: 0, ledgerWrites: 0 },
+  cognito: { category: 'UserAuthentication', rps: 120 },
+};
 const rpsById = (subject: Subject, stack = STACK) => Object.fromEntries(limitsOf(subject, stack, AWS, ASSUMED).map((l) => [l.id, l.rps]));
 
 describe('limits of one request, in requests per second', () => {
@@ -119,14 +127,7 @@ describe('limits of one request, in requests per second', () => {
   });
 
   it('a sign-in meets no API Gateway or Lambda limit: it runs in the tool and writes DynamoDB itself', () => {
-    const signIn: Subject = {
-      name: 'sign-in ok',
-      kind: 'sign-in',
-      memoryMb: 1769,
-      demand: { cpuMs: 10, waitMs: 3, tables: { users: { writeUnits: 2, readUnits: 0 } }, consumerRecords: 2, events: 0, ledgerWrites: 0 },
-      cognito: { category: 'UserAuthentication', rps: 120 },
-    };
-    expect(limitsOf(signIn, STACK, AWS, ASSUMED).map((l) => [l.id, l.rps])).toEqual([
+    expect(limitsOf(SIGN_IN, STACK, AWS, ASSUMED).map((l) => [l.id, l.rps])).toEqual([
       ['dynamodb-new-table:users', 2000],
       ['dynamodb-table-quota:users', 20_000],
     ]);
@@ -196,14 +197,7 @@ describe('cost per million requests, from unit prices', () => {
   });
 
   it("a sign-in's cost: its writes, the consumer it wakes, and the tool's compute priced as Lambda at one vCPU", () => {
-    const signIn: Subject = {
-      name: 'sign-in ok',
-      kind: 'sign-in',
-      memoryMb: 1769,
-      demand: { cpuMs: 10, waitMs: 3, tables: { users: { writeUnits: 2, readUnits: 0 } }, consumerRecords: 2, events: 0, ledgerWrites: 0 },
-      cognito: { category: 'UserAuthentication', rps: 120 },
-    };
-    const cost = costPerMillion(signIn, STACK, AWS, ASSUMED, 2000);
+    const cost = costPerMillion(SIGN_IN, STACK, AWS, ASSUMED, 2000);
     expect(cost.parts.toolCompute).toBeCloseTo(1e6 * (1769 / 1024) * 0.013 * 0.0000133334, 9);
     expect(cost.parts.dynamodb).toBe(1.25);
     // 2,000 a second fill batches of 100: 0.02 invocations a request, 1 ms billed each (nothing to publish).
