@@ -37,7 +37,10 @@ export interface TableUnits {
 
 /** One request's footprint: units by table (the bench's table names mapped to `users`, `owners`, `idempotency`) and its stream records. */
 export interface Footprint {
+  /** Request units by AWS's rules (capacity/request-units.ts) from the requests really sent (bench/request-recorder.ts). */
   readonly units: Record<string, TableUnits>;
+  /** DynamoDB Local's ConsumedCapacity for the same calls: a cross-check only (it bills a missing item's read and a transaction's second pass nothing). */
+  readonly localUnits: Record<string, TableUnits>;
   /** Records the users table's stream got. */
   readonly streamRecords: number;
   /** Of them, the ones the consumer's filter passes (events/record-filter.ts): each reaches the stream consumer. */
@@ -197,13 +200,18 @@ export async function streamTap(endpoint: string, usersTableName: string) {
   };
 }
 
-/** A footprint from the units a request consumed and the records it caused. */
-export function footprintOf(units: Record<string, TableUnits>, records: readonly ChangeRecord[]): Footprint {
+/** A footprint from the units a request consumed (by AWS's rules, and as DynamoDB Local reported them) and the records it caused. */
+export function footprintOf(
+  units: Record<string, TableUnits>,
+  localUnits: Record<string, TableUnits>,
+  records: readonly ChangeRecord[],
+): Footprint {
   // What the event source mapping's filter passes (events/record-filter.ts): what invokes the consumer.
   const consumed = records.filter(passesRecordFilter);
   const events = consumed.map(lifecycleEventOf).filter((event) => event !== undefined);
   return {
     units,
+    localUnits,
     streamRecords: records.length,
     consumerRecords: consumed.length,
     events: events.length,
