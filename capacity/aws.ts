@@ -12,6 +12,8 @@ export interface AwsFigure {
   /** The sentence read, word for word (empty for an assumption no AWS text states). */
   readonly quote: string;
   readonly note?: string;
+  /** The day this page was read, when not the file's. */
+  readonly read?: string;
 }
 
 export interface AwsLimitsFile {
@@ -54,6 +56,12 @@ export function awsFigures(file: AwsLimitsFile): { aws: AwsFigures; assumed: Ass
     'lambdaArmUsdPerGbSecond',
     'lambdaUsdPerMillionRequests',
     'apiGatewayRestUsdPerMillion',
+    'apiGatewayRestUsdPerMillionNext667M',
+    'apiGatewayRestUsdPerMillionNext19B',
+    'apiGatewayRestUsdPerMillionOver20B',
+    'cloudwatchLogsUsdPerGb',
+    'cloudwatchCustomMetricUsdMonth',
+    'cognitoProvisionedUsdPerRpsMonth',
     'wafUsdPerMillion',
     'wafUsdPerWebAclMonth',
     'wafUsdPerRuleMonth',
@@ -74,6 +82,7 @@ export function awsFigures(file: AwsLimitsFile): { aws: AwsFigures; assumed: Ass
       ledgerPutRoundTripMs: assumption('ledgerPutRoundTripMs'),
       streamShards: assumption('streamShards'),
       secondsPerMonth: assumption('secondsPerMonth'),
+      logBytesPerRequest: assumption('logBytesPerRequest'),
     },
   };
 }

@@ -154,7 +154,9 @@ export function renderMarkdown(model: Model): string {
       'p50 ms',
       `$ per million at the ${model.stack.stage} rate`,
       '$ per million at the ceiling',
+      'one client address (req/s)',
       'Cognito default (req/s)',
+      'Cognito bought at the ceiling ($ per million)',
     ],
     model.rows.map((r) => [
       r.subject.name,
@@ -166,7 +168,9 @@ export function renderMarkdown(model: Model): string {
       r.latencyMs.toFixed(1),
       formatUsd(r.deployed.cost.total),
       formatUsd(r.ceiling.cost.total),
+      r.subject.kind === 'api' ? (r.oneClientRps === null ? 'no WAF' : formatRps(r.oneClientRps)) : 'the tool decides',
       `${r.subject.cognito.rps} (${r.subject.cognito.category})`,
+      formatUsd(r.cognitoAtCeiling),
     ]),
   );
   const hot = table(
