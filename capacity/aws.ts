@@ -2,6 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { Assumptions, AwsFigures, AwsLimitId } from './model';
+import { READ_UNIT_BYTES, WRITE_UNIT_BYTES } from './request-units';
 
 export interface AwsFigure {
   readonly value: number;
@@ -75,8 +76,12 @@ export function awsFigures(file: AwsLimitsFile): { aws: AwsFigures; assumed: Ass
     if (!entry || !Number.isFinite(entry.value)) throw new Error(`capacity/aws-limits.json has no assumption "${id}"`);
     return entry.value;
   };
+  const aws = Object.fromEntries(ids.map((id) => [id, figure(id)])) as AwsFigures;
+  // The unit sizes the rules apply (capacity/request-units.ts) are the ones this file quotes.
+  if (aws.dynamoReadUnitBytes !== READ_UNIT_BYTES || aws.dynamoWriteUnitBytes !== WRITE_UNIT_BYTES)
+    throw new Error('capacity/aws-limits.json: dynamoReadUnitBytes and dynamoWriteUnitBytes differ from capacity/request-units.ts');
   return {
-    aws: Object.fromEntries(ids.map((id) => [id, figure(id)])) as AwsFigures,
+    aws,
     assumed: {
       putEventsRoundTripMs: assumption('putEventsRoundTripMs'),
       ledgerPutRoundTripMs: assumption('ledgerPutRoundTripMs'),

@@ -22,7 +22,7 @@ export function subjectsOf(bench: BenchInputs, memoryOf: (op: Operation) => numb
           ...demand,
           tables: {
             ...demand.tables,
-            deletions: { writeUnits: demand.ledgerWrites * writeUnitsOf(bench.itemBytes.ledgerEntry, aws), readUnits: 0 },
+            deletions: { writeUnits: demand.ledgerWrites * writeUnitsOf(bench.itemBytes.ledgerEntry), readUnits: 0 },
           },
         };
   const api = (op: Operation, name: string, footprint: BenchInputs['withIdempotencyKey'][Operation]): Subject => ({
