@@ -13,7 +13,7 @@ import { type Assumptions, type AwsFigures, type CapacityRow, capacityRow, FULL_
 const COGNITO_CATEGORY = { createUser: 'UserCreation', resetUserPassword: 'UserAccountRecovery', deleteUser: 'UserUpdate' } as const;
 
 /** Every subject of the model: the three operations, each again with an Idempotency-Key, and the sign-in by outcome. */
-export function subjectsOf(bench: BenchInputs, memoryOf: (op: Operation) => number, file: AwsLimitsFile, aws: AwsFigures): Subject[] {
+export function subjectsOf(bench: BenchInputs, memoryOf: (op: Operation) => number, file: AwsLimitsFile): Subject[] {
   // The consumer writes one ledger item per deletion (the users table's stream, not the request).
   const withLedger = (demand: Subject['demand']): Subject['demand'] =>
     demand.ledgerWrites === 0
@@ -130,7 +130,7 @@ export function runModel(
   const { aws, assumed } = figures;
   return {
     stack,
-    rows: subjectsOf(bench, memoryOf, file, aws).map((subject) => capacityRow(subject, stack, aws, assumed)),
+    rows: subjectsOf(bench, memoryOf, file).map((subject) => capacityRow(subject, stack, aws, assumed)),
     hot: hotItemsOf(bench, stack, aws).map((item) => hotKeyRow(item, stack, aws)),
   };
 }
