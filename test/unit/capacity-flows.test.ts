@@ -34,6 +34,21 @@ describe('the sign-in by outcome', () => {
   });
 });
 
+describe('the state in a table of its own', () => {
+  it('the same requests billed per table: the profile on one, the state and its count on the other, the same total', () => {
+    const tables = { profile: 'users', state: 'signIn' };
+    expect(signInUnits('ok', sizes, tables)).toEqual({ users: { readUnits: 1, writeUnits: 2 }, signIn: { readUnits: 1, writeUnits: 3 } });
+    expect(signInUnits('unknown', sizes, tables)).toEqual({
+      users: { readUnits: 1, writeUnits: 0 },
+      signIn: { readUnits: 1, writeUnits: 1 },
+    });
+    expect(signInUnits('throttled', sizes, tables)).toEqual({
+      users: { readUnits: 1, writeUnits: 0 },
+      signIn: { readUnits: 1, writeUnits: 0 },
+    });
+  });
+});
+
 describe('the model from the committed run', () => {
   const row = (name: string) => model.rows.find((r) => r.subject.name === name)!;
 
