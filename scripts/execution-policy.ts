@@ -11,7 +11,13 @@ import { parseArgs } from 'node:util';
 import { executionPolicy, resourceTypes } from '../codegen/execution-policy';
 
 function main(): number {
-  const { values } = parseArgs({ options: { from: { type: 'string', default: 'cdk.out' }, out: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: {
+      from: { type: 'string', default: 'cdk.out' },
+      out: { type: 'string' },
+    },
+    strict: true,
+  });
   const dir = resolve(values.from);
   const files = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.template.json')) : [];
   if (files.length === 0) {
