@@ -26,6 +26,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type ChangeRecord, lifecycleEventOf } from '#events/lifecycle-events';
 import { passesRecordFilter } from '#events/record-filter';
 import { localConnection } from '#store/client';
+import { itemBytes, valueBytes } from '../capacity/request-units';
 import { localClient } from '../local/dynamodb-local';
 
 /** Request units one request consumed on a table. */
@@ -36,7 +37,10 @@ export interface TableUnits {
 
 /** One request's footprint: units by table (the bench's table names mapped to `users`, `owners`, `idempotency`) and its stream records. */
 export interface Footprint {
+  /** Request units by AWS's rules (capacity/request-units.ts) from the requests really sent (bench/request-recorder.ts). */
   readonly units: Record<string, TableUnits>;
+  /** DynamoDB Local's ConsumedCapacity for the same calls: a cross-check only (it bills a missing item's read and a transaction's second pass nothing). */
+  readonly localUnits: Record<string, TableUnits>;
   /** Records the users table's stream got. */
   readonly streamRecords: number;
   /** Of them, the ones the consumer's filter passes (events/record-filter.ts): each reaches the stream consumer. */
@@ -47,28 +51,8 @@ export interface Footprint {
   readonly ledgerWrites: number;
 }
 
-const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
-/** Significant digits of a DynamoDB number: leading and trailing zeros trimmed, sign and point dropped. */
-const significantDigits = (n: string) => n.replace(/^[-+]/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length || 1;
-
-/** A value's size by DynamoDB's item-size rules ("DynamoDB Item sizes and formats"): the name is counted by the caller. */
-export function valueBytes(value: AttributeValue): number {
-  if (value.S !== undefined) return utf8(value.S);
-  if (value.N !== undefined) return Math.ceil(significantDigits(value.N) / 2) + 1;
-  if (value.B !== undefined) return value.B.length;
-  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
-  // A List or Map: 3 bytes, and 1 byte per element besides the element itself.
-  if (value.L !== undefined) return 3 + value.L.reduce((sum, element) => sum + 1 + valueBytes(element), 0);
-  if (value.M !== undefined) return 3 + itemBytes(value.M) + Object.keys(value.M).length;
-  if (value.SS !== undefined) return value.SS.reduce((sum, s) => sum + utf8(s), 0);
-  if (value.NS !== undefined) return value.NS.reduce((sum, n) => sum + Math.ceil(significantDigits(n) / 2) + 1, 0);
-  if (value.BS !== undefined) return value.BS.reduce((sum, b) => sum + b.length, 0);
-  throw new Error(`no size rule for ${Object.keys(value).join(', ')}`);
-}
-
-/** An item's size in bytes: each attribute's name and value. */
-export const itemBytes = (item: Record<string, AttributeValue>) =>
-  Object.entries(item).reduce((sum, [name, value]) => sum + utf8(name) + valueBytes(value), 0);
+/** DynamoDB's item-size rules live with the unit rules (capacity/request-units.ts); re-exported for the bench's callers. */
+export { itemBytes, valueBytes };
 
 /** Commands that take ReturnConsumedCapacity. */
 const METERED = new Set([
@@ -216,13 +200,18 @@ export async function streamTap(endpoint: string, usersTableName: string) {
   };
 }
 
-/** A footprint from the units a request consumed and the records it caused. */
-export function footprintOf(units: Record<string, TableUnits>, records: readonly ChangeRecord[]): Footprint {
+/** A footprint from the units a request consumed (by AWS's rules, and as DynamoDB Local reported them) and the records it caused. */
+export function footprintOf(
+  units: Record<string, TableUnits>,
+  localUnits: Record<string, TableUnits>,
+  records: readonly ChangeRecord[],
+): Footprint {
   // What the event source mapping's filter passes (events/record-filter.ts): what invokes the consumer.
   const consumed = records.filter(passesRecordFilter);
   const events = consumed.map(lifecycleEventOf).filter((event) => event !== undefined);
   return {
     units,
+    localUnits,
     streamRecords: records.length,
     consumerRecords: consumed.length,
     events: events.length,

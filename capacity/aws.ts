@@ -2,6 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { Assumptions, AwsFigures, AwsLimitId } from './model';
+import { READ_UNIT_BYTES, WRITE_UNIT_BYTES } from './request-units';
 
 export interface AwsFigure {
   readonly value: number;
@@ -12,6 +13,8 @@ export interface AwsFigure {
   /** The sentence read, word for word (empty for an assumption no AWS text states). */
   readonly quote: string;
   readonly note?: string;
+  /** The day this page was read, when not the file's. */
+  readonly read?: string;
 }
 
 export interface AwsLimitsFile {
@@ -54,6 +57,12 @@ export function awsFigures(file: AwsLimitsFile): { aws: AwsFigures; assumed: Ass
     'lambdaArmUsdPerGbSecond',
     'lambdaUsdPerMillionRequests',
     'apiGatewayRestUsdPerMillion',
+    'apiGatewayRestUsdPerMillionNext667M',
+    'apiGatewayRestUsdPerMillionNext19B',
+    'apiGatewayRestUsdPerMillionOver20B',
+    'cloudwatchLogsUsdPerGb',
+    'cloudwatchCustomMetricUsdMonth',
+    'cognitoProvisionedUsdPerRpsMonth',
     'wafUsdPerMillion',
     'wafUsdPerWebAclMonth',
     'wafUsdPerRuleMonth',
@@ -67,13 +76,18 @@ export function awsFigures(file: AwsLimitsFile): { aws: AwsFigures; assumed: Ass
     if (!entry || !Number.isFinite(entry.value)) throw new Error(`capacity/aws-limits.json has no assumption "${id}"`);
     return entry.value;
   };
+  const aws = Object.fromEntries(ids.map((id) => [id, figure(id)])) as AwsFigures;
+  // The unit sizes the rules apply (capacity/request-units.ts) are the ones this file quotes.
+  if (aws.dynamoReadUnitBytes !== READ_UNIT_BYTES || aws.dynamoWriteUnitBytes !== WRITE_UNIT_BYTES)
+    throw new Error('capacity/aws-limits.json: dynamoReadUnitBytes and dynamoWriteUnitBytes differ from capacity/request-units.ts');
   return {
-    aws: Object.fromEntries(ids.map((id) => [id, figure(id)])) as AwsFigures,
+    aws,
     assumed: {
       putEventsRoundTripMs: assumption('putEventsRoundTripMs'),
       ledgerPutRoundTripMs: assumption('ledgerPutRoundTripMs'),
       streamShards: assumption('streamShards'),
       secondsPerMonth: assumption('secondsPerMonth'),
+      logBytesPerRequest: assumption('logBytesPerRequest'),
     },
   };
 }

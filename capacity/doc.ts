@@ -47,7 +47,7 @@ export function sourcesBlock(file: AwsLimitsFile): string {
     .map(([id, f]) => {
       const words = f.quote ? ` "${f.quote}"` : ' No AWS text stating it could be read.';
       const note = f.note ? ` ${f.note}` : '';
-      return `- **${id}** = ${f.value} (${f.unit})${f.basis === 'assumption' ? ', **an assumption**' : ''}. [${f.title}](${f.url}), read ${file.read}:${words}${note}`;
+      return `- **${id}** = ${f.value} (${f.unit})${f.basis === 'assumption' ? ', **an assumption**' : ''}. [${f.title}](${f.url}), read ${f.read ?? file.read}:${words}${note}`;
     })
     .join('\n');
   const assumptions = Object.entries(file.assumptions)

@@ -5,6 +5,7 @@
  */
 
 import type { AwsFigures, StackSettings } from './model';
+import { itemReadUnits, itemWriteUnits } from './request-units';
 
 export interface HotItem {
   /** The item, as printed. */
@@ -38,16 +39,15 @@ export interface HotKeyRow {
   readonly keyBelowPartition: boolean | null;
 }
 
-/** Write units by DynamoDB's rounding (a failed conditional write too: at least one). */
-export const writeUnitsOf = (bytes: number, aws: AwsFigures) => Math.max(1, Math.ceil(bytes / aws.dynamoWriteUnitBytes));
+/** Write units of one item written (a failed conditional write too: at least one), by AWS's rules (capacity/request-units.ts). */
+export const writeUnitsOf = (bytes: number) => itemWriteUnits({ before: bytes, after: bytes });
 /** Read units of one item: a strongly consistent read rounds to 4 KB, an eventually consistent one costs half. */
-export const readUnitsOf = (bytes: number, aws: AwsFigures, consistent: boolean) =>
-  Math.max(1, Math.ceil(bytes / aws.dynamoReadUnitBytes)) * (consistent ? 1 : 0.5);
+export const readUnitsOf = (bytes: number, consistent: boolean) => itemReadUnits(bytes, consistent ? 'strong' : 'eventual');
 
 export function hotKeyRow(hot: HotItem, stack: StackSettings, aws: AwsFigures): HotKeyRow {
   const units =
     hot.unitsPerRequest ??
-    (hot.access === 'write' ? writeUnitsOf(hot.bytes ?? 0, aws) : readUnitsOf(hot.bytes ?? 0, aws, hot.access === 'strong-read'));
+    (hot.access === 'write' ? writeUnitsOf(hot.bytes ?? 0) : readUnitsOf(hot.bytes ?? 0, hot.access === 'strong-read'));
   const partitionRps = (hot.access === 'write' ? aws.dynamoPartitionWrite : aws.dynamoPartitionRead) / units;
   const throughKey =
     hot.methods === 0 || !stack.waf ? null : Math.min(stack.wafKeyLimit / stack.wafWindowSeconds, stack.throttleRateLimit * hot.methods);

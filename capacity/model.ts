@@ -67,6 +67,8 @@ export interface StackSettings {
   readonly apiKeyCacheTtlSeconds: number;
   /** X-Ray's share of requests traced after the first each second. */
   readonly tracingSampleRate: number;
+  /** Metric filters on the access log (lib/constructs/monitoring.ts): each a custom metric billed by the month. */
+  readonly metricFilters: number;
   readonly consumer: {
     readonly batchSize: number;
     readonly maxBatchingWindowSeconds: number;
@@ -96,6 +98,12 @@ export type AwsLimitId =
   | 'lambdaArmUsdPerGbSecond'
   | 'lambdaUsdPerMillionRequests'
   | 'apiGatewayRestUsdPerMillion'
+  | 'apiGatewayRestUsdPerMillionNext667M'
+  | 'apiGatewayRestUsdPerMillionNext19B'
+  | 'apiGatewayRestUsdPerMillionOver20B'
+  | 'cloudwatchLogsUsdPerGb'
+  | 'cloudwatchCustomMetricUsdMonth'
+  | 'cognitoProvisionedUsdPerRpsMonth'
   | 'wafUsdPerMillion'
   | 'wafUsdPerWebAclMonth'
   | 'wafUsdPerRuleMonth'
@@ -103,7 +111,9 @@ export type AwsLimitId =
   | 'eventBridgeUsdPerMillionEvents'
   | 'dynamoUsdPerMillionWrites'
   | 'dynamoUsdPerMillionReads';
-export type Assumptions = Readonly<Record<'putEventsRoundTripMs' | 'ledgerPutRoundTripMs' | 'streamShards' | 'secondsPerMonth', number>>;
+export type Assumptions = Readonly<
+  Record<'putEventsRoundTripMs' | 'ledgerPutRoundTripMs' | 'streamShards' | 'secondsPerMonth' | 'logBytesPerRequest', number>
+>;
 
 export interface Limit {
   readonly id: string;
@@ -214,7 +224,7 @@ export function costPerMillion(subject: Subject, stack: StackSettings, aws: AwsF
   const gbSeconds = (memoryMb: number, ms: number) => (memoryMb / 1024) * (Math.ceil(ms) / 1000);
   const parts: Record<string, number> = {};
   if (subject.kind === 'api') {
-    parts.apiGateway = aws.apiGatewayRestUsdPerMillion;
+    parts.apiGateway = apiGatewayUsdPerMillion(aws, rps * assumed.secondsPerMonth);
     if (stack.waf) {
       const fixedMonthly = aws.wafUsdPerWebAclMonth + stack.wafRules * aws.wafUsdPerRuleMonth;
       parts.waf = aws.wafUsdPerMillion + fixedMonthly / millionsPerMonth;
@@ -225,6 +235,9 @@ export function costPerMillion(subject: Subject, stack: StackSettings, aws: AwsF
     // One trace a second (the sampling rule's reservoir), then the stage's share of the rest.
     const tracedShare = (Math.min(rps, 1) + Math.max(rps - 1, 0) * stack.tracingSampleRate) / rps;
     parts.xray = 1e6 * aws.xrayUsdPerTrace * tracedShare;
+    // Two log lines or more a request (the access log's and the function's), and the access log's metric filters by the month.
+    parts.logs = (1e6 * assumed.logBytesPerRequest * aws.cloudwatchLogsUsdPerGb) / 1024 ** 3;
+    parts.metricFilters = (stack.metricFilters * aws.cloudwatchCustomMetricUsdMonth) / millionsPerMonth;
   } else {
     // The tool's own compute, priced as if it ran on Lambda arm64 at this size.
     parts.toolCompute = 1e6 * gbSeconds(subject.memoryMb, d.cpuMs + d.waitMs) * aws.lambdaArmUsdPerGbSecond;
@@ -237,6 +250,39 @@ export function costPerMillion(subject: Subject, stack: StackSettings, aws: AwsF
   if (d.consumerRecords > 0) parts.consumer = consumerCostPerMillion(d, stack, aws, assumed, rps);
   const total = Object.values(parts).reduce((a, b) => a + b, 0);
   return { total, parts };
+}
+
+/** API Gateway's REST price per million calls, averaged over a month of `callsPerMonth` through AWS's tiers. */
+export function apiGatewayUsdPerMillion(aws: AwsFigures, callsPerMonth: number): number {
+  const tiers: [number, number][] = [
+    [333e6, aws.apiGatewayRestUsdPerMillion],
+    [667e6, aws.apiGatewayRestUsdPerMillionNext667M],
+    [19e9, aws.apiGatewayRestUsdPerMillionNext19B],
+    [Infinity, aws.apiGatewayRestUsdPerMillionOver20B],
+  ];
+  if (callsPerMonth <= 0) return aws.apiGatewayRestUsdPerMillion;
+  let left = callsPerMonth;
+  let usd = 0;
+  for (const [size, price] of tiers) {
+    const here = Math.min(left, size);
+    usd += (here / 1e6) * price;
+    left -= here;
+    if (left <= 0) break;
+  }
+  return usd / (callsPerMonth / 1e6);
+}
+
+/** What one client address may send a second through the WAF's per-IP rule (and the stage throttle); null without a WAF. */
+export const oneClientRps = (stack: StackSettings): number | null =>
+  stack.waf ? Math.min(stack.wafIpLimit / stack.wafWindowSeconds, stack.throttleRateLimit) : null;
+
+/**
+ * Buying Cognito the same rate: the RPS above the category's default at AWS's provisioned-capacity
+ * price for a full month, per million requests at `rps` (Cognito's per-user prices not included).
+ */
+export function cognitoProvisionedPerMillion(subject: Subject, aws: AwsFigures, assumed: Assumptions, rps: number): number {
+  const extra = Math.max(0, Math.ceil(rps - subject.cognito.rps));
+  return (extra * aws.cognitoProvisionedUsdPerRpsMonth) / ((rps * assumed.secondsPerMonth) / 1e6);
 }
 
 /**
@@ -269,6 +315,10 @@ export interface CapacityRow {
   readonly latencyMs: number;
   /** Execution environments (concurrency) the ceiling's rate keeps busy; Lambda adds at most 1,000 a function every 10 s. */
   readonly environmentsAtCeiling: number;
+  /** What one client address may send a second through the WAF's per-IP rule; null without a WAF. */
+  readonly oneClientRps: number | null;
+  /** Cognito's provisioned capacity for the ceiling's rate, per million requests. */
+  readonly cognitoAtCeiling: number;
 }
 
 export function capacityRow(subject: Subject, stack: StackSettings, aws: AwsFigures, assumed: Assumptions): CapacityRow {
@@ -287,5 +337,7 @@ export function capacityRow(subject: Subject, stack: StackSettings, aws: AwsFigu
     ...(events && { events }),
     latencyMs,
     environmentsAtCeiling: subject.kind === 'api' ? (beyond.rps * latencyMs) / 1000 : 0,
+    oneClientRps: oneClientRps(stack),
+    cognitoAtCeiling: cognitoProvisionedPerMillion(subject, aws, assumed, beyond.rps),
   };
 }

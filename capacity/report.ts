@@ -5,14 +5,15 @@
 
 import { table } from '../bench/report';
 import { type AwsLimitsFile, cognitoQuota } from './aws';
-import { type HotItem, type HotKeyRow, hotKeyRow, readUnitsOf, writeUnitsOf } from './hot-keys';
+import { type SignInSizes, signInUnits } from './flows';
+import { type HotItem, type HotKeyRow, hotKeyRow, writeUnitsOf } from './hot-keys';
 import { type BenchInputs, demandOf, OPERATIONS, type Operation, SIGN_IN_OUTCOMES } from './inputs';
 import { type Assumptions, type AwsFigures, type CapacityRow, capacityRow, FULL_VCPU_MB, type StackSettings, type Subject } from './model';
 
 const COGNITO_CATEGORY = { createUser: 'UserCreation', resetUserPassword: 'UserAccountRecovery', deleteUser: 'UserUpdate' } as const;
 
 /** Every subject of the model: the three operations, each again with an Idempotency-Key, and the sign-in by outcome. */
-export function subjectsOf(bench: BenchInputs, memoryOf: (op: Operation) => number, file: AwsLimitsFile, aws: AwsFigures): Subject[] {
+export function subjectsOf(bench: BenchInputs, memoryOf: (op: Operation) => number, file: AwsLimitsFile): Subject[] {
   // The consumer writes one ledger item per deletion (the users table's stream, not the request).
   const withLedger = (demand: Subject['demand']): Subject['demand'] =>
     demand.ledgerWrites === 0
@@ -21,7 +22,7 @@ export function subjectsOf(bench: BenchInputs, memoryOf: (op: Operation) => numb
           ...demand,
           tables: {
             ...demand.tables,
-            deletions: { writeUnits: demand.ledgerWrites * writeUnitsOf(bench.itemBytes.ledgerEntry, aws), readUnits: 0 },
+            deletions: { writeUnits: demand.ledgerWrites * writeUnitsOf(bench.itemBytes.ledgerEntry), readUnits: 0 },
           },
         };
   const api = (op: Operation, name: string, footprint: BenchInputs['withIdempotencyKey'][Operation]): Subject => ({
@@ -39,11 +40,21 @@ export function subjectsOf(bench: BenchInputs, memoryOf: (op: Operation) => numb
         name: `sign-in ${outcome}`,
         kind: 'sign-in',
         memoryMb: FULL_VCPU_MB,
-        demand: demandOf(bench.signIn[outcome], bench.signIn[outcome].footprint),
+        // Request units by AWS's rules from the requests the outcome sends (capacity/flows.ts), not DynamoDB Local's figures.
+        demand: { ...demandOf(bench.signIn[outcome], bench.signIn[outcome].footprint), tables: signInTables(outcome, bench) },
         cognito: cognitoQuota(file, 'UserAuthentication'),
       }),
     ),
   ];
+}
+
+/** The sign-in's item sizes: the profile as measured, the state bounded by it (capacity/flows.ts). */
+export const signInSizes = (bench: BenchInputs): SignInSizes => ({ profile: bench.itemBytes.profile, state: bench.itemBytes.profile });
+
+/** A sign-in outcome's units by table, by AWS's rules, in the model's shape. */
+export function signInTables(outcome: Parameters<typeof signInUnits>[0], bench: BenchInputs): Subject['demand']['tables'] {
+  const units = signInUnits(outcome, signInSizes(bench));
+  return Object.fromEntries(Object.entries(units).map(([table, u]) => [table, { writeUnits: u.writeUnits, readUnits: u.readUnits }]));
 }
 
 /** The items one owner, one key or one user can make hot. */
@@ -58,20 +69,20 @@ export function hotItemsOf(bench: BenchInputs, stack: StackSettings, aws: AwsFig
       methods: 2,
     },
     {
-      item: "a user's sign-in state (users table, the user's partition)",
+      item: "a user's sign-in state (users table, the user's partition; sized as the profile, an upper bound)",
       reachedBy:
-        'counted sign-in attempts at one user: a conditional write each (as a wrong password measured); from the sixth failure on, at most one per wait',
-      bytes: null,
-      unitsPerRequest: bench.signIn.wrong.footprint.units.users?.writeUnits ?? 0,
+        'counted sign-in attempts at one user: a conditional write of the state each; from the sixth failure on, at most one per wait',
+      bytes: bytes.profile,
+      unitsPerRequest: signInTables('wrong', bench).users?.writeUnits ?? 0,
       access: 'write',
       methods: 0,
     },
     {
       item: "a user's profile and sign-in state (users table, the user's partition)",
       reachedBy:
-        'sign-in attempts at one user during a wait: one strongly consistent read of the profile and the state (two items, each rounded up to 4 KB), no write',
+        'sign-in attempts at one user during a wait: one strongly consistent BatchGetItem of the profile and the state (two items, each rounded up to 4 KB), no write',
       bytes: bytes.profile,
-      unitsPerRequest: 2 * readUnitsOf(bytes.profile, aws, true),
+      unitsPerRequest: signInTables('throttled', bench).users?.readUnits ?? 0,
       access: 'strong-read',
       methods: 0,
     },
@@ -119,7 +130,7 @@ export function runModel(
   const { aws, assumed } = figures;
   return {
     stack,
-    rows: subjectsOf(bench, memoryOf, file, aws).map((subject) => capacityRow(subject, stack, aws, assumed)),
+    rows: subjectsOf(bench, memoryOf, file).map((subject) => capacityRow(subject, stack, aws, assumed)),
     hot: hotItemsOf(bench, stack, aws).map((item) => hotKeyRow(item, stack, aws)),
   };
 }
@@ -143,7 +154,9 @@ export function renderMarkdown(model: Model): string {
       'p50 ms',
       `$ per million at the ${model.stack.stage} rate`,
       '$ per million at the ceiling',
+      'one client address (req/s)',
       'Cognito default (req/s)',
+      'Cognito bought at the ceiling ($ per million)',
     ],
     model.rows.map((r) => [
       r.subject.name,
@@ -155,7 +168,9 @@ export function renderMarkdown(model: Model): string {
       r.latencyMs.toFixed(1),
       formatUsd(r.deployed.cost.total),
       formatUsd(r.ceiling.cost.total),
+      r.subject.kind === 'api' ? (r.oneClientRps === null ? 'no WAF' : formatRps(r.oneClientRps)) : 'the tool decides',
       `${r.subject.cognito.rps} (${r.subject.cognito.category})`,
+      formatUsd(r.cognitoAtCeiling),
     ]),
   );
   const hot = table(
@@ -173,8 +188,24 @@ export function renderMarkdown(model: Model): string {
   return `${capacity}\n\n${hot}`;
 }
 
+/**
+ * What two strongly consistent reads per attempt allow on their own (every attempt reads the profile and
+ * the state): the sign-in rows may not exceed it. Returns the bound and the rows, and throws naming a row above it.
+ */
+export function signInReadBound(model: Model, aws: AwsFigures): { bound: number; rows: { name: string; rps: number }[] } {
+  const reads = 2;
+  const bound = Math.min(aws.dynamoNewTableRead / reads, aws.dynamoTableRead / reads);
+  const rows = model.rows.filter((r) => r.subject.kind === 'sign-in').map((r) => ({ name: r.subject.name, rps: r.ceiling.rps }));
+  const above = rows.find((r) => r.rps > bound);
+  if (above)
+    throw new Error(
+      `${above.name} sustains ${formatRps(above.rps)} a second, above the ${formatRps(bound)} that two strongly consistent reads per attempt allow`,
+    );
+  return { bound, rows };
+}
+
 /** The model as `npm run capacity` prints it: the Markdown tables, then every limit of each request in order. */
-export function renderText(model: Model): string {
+export function renderText(model: Model, aws?: AwsFigures): string {
   const limits = model.rows.map(
     (r) =>
       `${r.subject.name}: ${r.limits.map((l) => `${formatRps(l.rps)} ${l.label}${basisMark[l.basis]}${l.effect === 'delays' ? ' (delays events)' : ''}`).join('; ')}; ${formatRps(r.environmentsAtCeiling)} Lambda environments busy at the ceiling; cost at the ceiling ${Object.entries(
@@ -183,7 +214,11 @@ export function renderText(model: Model): string {
         .map(([part, usd]) => `${part} ${usd.toFixed(3)}`)
         .join(', ')}`,
   );
-  return `${renderMarkdown(model)}\n\nEvery limit, lowest first (requests/s of that request alone):\n${limits.map((line) => `- ${line}`).join('\n')}\n`;
+  const signIn = aws ? signInReadBound(model, aws) : undefined;
+  const signInLine = signIn
+    ? `\nSign-in rows, request units by AWS's rules (capacity/flows.ts): ${signIn.rows.map((r) => `${r.name} ${formatRps(r.rps)}`).join(', ')} a second; none above the ${formatRps(signIn.bound)} that two strongly consistent reads per attempt allow.\n`
+    : '';
+  return `${renderMarkdown(model)}\n\nEvery limit, lowest first (requests/s of that request alone):\n${limits.map((line) => `- ${line}`).join('\n')}\n${signInLine}`;
 }
 
 /** The block docs/capacity.md holds: where the figures come from, then the tables. */

@@ -10,6 +10,7 @@ import { App } from 'aws-cdk-lib';
 import { CATALOGUE } from '#contract/operations';
 import { PUBLISH_BATCH } from '#events/lifecycle-events';
 import { EDGE_RULES } from '../lib/constructs/edge-protection';
+import { ACCESS_LOG_METRICS } from '../lib/constructs/monitoring';
 import { type StageName, stageConfigFromContext } from '../lib/stage-config';
 import type { Operation } from './inputs';
 import type { StackSettings } from './model';
@@ -37,6 +38,7 @@ export function stackSettings(stage: StageName, context: Record<string, unknown>
     wafWindowSeconds: config.wafWindowSeconds,
     apiKeyCacheTtlSeconds: config.apiKeyCacheTtlSeconds,
     tracingSampleRate: config.tracingSampleRate,
+    metricFilters: Object.keys(ACCESS_LOG_METRICS).length,
     consumer: { ...CONSUMER, publishBatch: PUBLISH_BATCH },
   };
 }

@@ -72,7 +72,7 @@ function main(): void {
     return;
   }
   const model = modelOf(benchRun(runPath, values.run), stage, file);
-  process.stdout.write(values.markdown ? `${renderMarkdown(model)}\n` : renderText(model));
+  process.stdout.write(values.markdown ? `${renderMarkdown(model)}\n` : renderText(model, awsFigures(file).aws));
 }
 
 try {

@@ -16,16 +16,18 @@ import { signIn } from '#domain/sign-in';
 import type { Argon2Setting } from '#platform/config';
 import { createDeletionLedger } from '#store/deletion-ledger';
 import { createSignInStore } from '#store/sign-in-store';
-import { apiKeyKey, idempotencyRecordKey, userKey, userPk } from '#store/table-layout';
+import { apiKeyKey, idempotencyRecordKey, signInStateKey, userKey, userPk } from '#store/table-layout';
+import { unitsByTable } from '../../capacity/request-units';
 import { localClient } from '../../local/dynamodb-local';
 import { proxyEvent } from '../../local/lambda-runtime';
 import { holds, type Measurement } from '../measurement';
 import { table } from '../report';
+import { requestRecorder } from '../request-recorder';
 import { capacityMeter, type Footprint, footprintOf, itemBytes, streamTap } from '../request-units';
 import { OPERATIONS, type Operation } from './service-share';
 
 export const SIGN_IN_OUTCOMES = ['ok', 'wrong', 'unknown'] as const;
-export const ITEMS = ['profile', 'ownerAccount', 'apiKey', 'idempotencyRecord', 'ledgerEntry'] as const;
+export const ITEMS = ['profile', 'signInState', 'ownerAccount', 'apiKey', 'idempotencyRecord', 'ledgerEntry'] as const;
 
 export interface RequestUnits {
   readonly operations: Record<Operation, Footprint>;
@@ -58,12 +60,19 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
   const meter = capacityMeter(env.client, kinds);
   const tap = await streamTap(env.endpoint, env.tables.usersTableName);
   const raw = localClient(env.endpoint);
+  const recorder = requestRecorder(env.client, raw, kinds);
   try {
-    /** The request's units, and the stream records about the user `email`. */
+    /** The request's units (by AWS's rules from the requests it sent, and DynamoDB Local's beside them), and the stream records about the user `email`. */
     const footprint = async (email: string, request: () => Promise<void>) => {
       await tap.mark();
-      const units = await meter.measure(request);
-      return footprintOf(units, await tap.since(userPk(env.owner.ownerId, email)));
+      let local: Record<string, { writeUnits: number; readUnits: number }> = {};
+      const requests = await recorder.measure(async () => {
+        local = await meter.measure(request);
+      });
+      const units = Object.fromEntries(
+        Object.entries(unitsByTable(requests)).map(([table, u]) => [table, { writeUnits: u.writeUnits, readUnits: u.readUnits }]),
+      );
+      return footprintOf(units, local, await tap.since(userPk(env.owner.ownerId, email)));
     };
     const call = async (op: Operation, body: object, idempotencyKey?: string) => {
       const headers: [string, string][] = [
@@ -136,6 +145,8 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
       signIn: signInFootprints,
       items: {
         profile: await sizeOf(env.tables.usersTableName, userKey(env.owner.ownerId, user)),
+        // The state a wrong password left (the success before it deleted the first one).
+        signInState: await sizeOf(env.tables.usersTableName, signInStateKey(env.owner.ownerId, user)),
         ownerAccount: await sizeOf(env.tables.usersTableName, userKey(env.owner.ownerId, env.owner.email)),
         apiKey: await sizeOf(env.tables.ownersTableName, apiKeyKey(digestApiKey(env.owner.apiKey))),
         idempotencyRecord: await sizeOf(
@@ -151,10 +162,12 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
   }
 }
 
-const units = (f: Footprint) =>
-  Object.entries(f.units)
+const unitsText = (units: Footprint['units']) =>
+  Object.entries(units)
     .map(([name, u]) => `${name} ${u.writeUnits} W ${u.readUnits} R`)
     .join(', ');
+const units = (f: Footprint) =>
+  f.localUnits ? `${unitsText(f.units)} (DynamoDB Local: ${unitsText(f.localUnits) || 'none'})` : unitsText(f.units);
 
 export const requestUnits: Measurement<RequestUnits> = {
   name: 'requestUnits',
@@ -184,7 +197,7 @@ export const requestUnits: Measurement<RequestUnits> = {
   }),
   render: (r) => `## DynamoDB request units and stream records per request
 
-Each request once, in process, its DynamoDB calls asked for their consumed capacity (DynamoDB Local's figures; a refused conditional write by AWS's rule, the item found or one unit), and the users table's stream read back: records, those the consumer's filter passes, the events they mean. The capacity model (\`npm run capacity\`, docs/capacity.md) reads these. The sign-in is main's store (one item per user).
+Each request once, in process, the requests it sent recorded and billed by AWS's rules (capacity/request-units.ts: a missing item's read, a refused condition, a transaction twice per item), DynamoDB Local's consumed capacity beside them as a cross-check only, and the users table's stream read back: records, those the consumer's filter passes, the events they mean. The capacity model (\`npm run capacity\`, docs/capacity.md) reads these. The sign-in is the module's store (the profile and a state item per user).
 
 ${table(
   ['request', 'units (W writes, R reads)', 'stream records', 'to the consumer', 'events'],

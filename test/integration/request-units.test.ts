@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { processStores } from '#store/stores';
 import { measureRequestUnits, type RequestUnits } from '../../bench/measurements/request-units';
 import { itemBytes } from '../../bench/request-units';
+import { signInUnits } from '../../capacity/flows';
 import { localClient } from '../../local/dynamodb-local';
 import { newOwner } from '../support/local';
 
@@ -37,6 +38,7 @@ describe('each request, once', () => {
     for (const op of ['createUser', 'resetUserPassword'] as const) {
       expect(measured.operations[op]).toEqual({
         units: { users: { writeUnits: 1, readUnits: 0 } },
+        localUnits: { users: { writeUnits: 1, readUnits: 0 } },
         streamRecords: 1,
         consumerRecords: 1,
         events: 1,
@@ -48,6 +50,7 @@ describe('each request, once', () => {
   it("deleteUser: the collection's consistent Query (one read unit) and the profile's delete; its UserDeleted writes the ledger", () => {
     expect(measured.operations.deleteUser).toEqual({
       units: { users: { writeUnits: 1, readUnits: 1 } },
+      localUnits: { users: { writeUnits: 1, readUnits: 1 } },
       streamRecords: 1,
       consumerRecords: 1,
       events: 1,
@@ -57,22 +60,38 @@ describe('each request, once', () => {
 
   it('an Idempotency-Key adds its claim and its completion on the idempotency table, and nothing to the stream', () => {
     for (const op of ['createUser', 'resetUserPassword', 'deleteUser'] as const) {
-      const { units, ...rest } = measured.withIdempotencyKey[op];
-      const { units: plain, ...plainRest } = measured.operations[op];
+      const { units, localUnits, ...rest } = measured.withIdempotencyKey[op];
+      const { units: plain, localUnits: _plainLocal, ...plainRest } = measured.operations[op];
       expect(units.idempotency).toEqual({ writeUnits: 2, readUnits: 0 });
+      expect(localUnits).toEqual(units);
       expect(units.users).toEqual(plain.users);
       expect(rest).toEqual(plainRest);
     }
   });
 
-  it("a sign-in: a consistent read of the profile and its state, a write of the state, a success's transaction; no record reaches the consumer", () => {
+  it("a sign-in by AWS's rules: two items read strongly consistent whether they exist or not, the state's write, a success's transaction twice per item; no record reaches the consumer", () => {
     const users = (readUnits: number, writeUnits: number) => ({ users: { writeUnits, readUnits } });
-    // ok: the state written (its INSERT), then the transaction (ConditionCheck on the profile, the state's Delete, its REMOVE).
-    expect(measured.signIn.ok).toEqual({ units: users(1, 3), streamRecords: 2, consumerRecords: 0, events: 0, ledgerWrites: 0 });
-    // wrong and an unknown e-mail alike: the read, the state's upsert (one record, which no filter passes). DynamoDB
-    // Local counts read units by the items it found: none for an e-mail no user has.
-    expect(measured.signIn.wrong).toEqual({ units: users(1, 1), streamRecords: 1, consumerRecords: 0, events: 0, ledgerWrites: 0 });
-    expect(measured.signIn.unknown).toEqual({ units: users(0, 1), streamRecords: 1, consumerRecords: 0, events: 0, ledgerWrites: 0 });
+    const rest = (records: number) => ({ streamRecords: records, consumerRecords: 0, events: 0, ledgerWrites: 0 });
+    // ok: BatchGetItem of two items (2 R), the state's conditional UpdateItem (1 W), then the TransactWriteItems
+    // (ConditionCheck on the profile, the state's Delete: two items, each written twice, 4 W).
+    expect(measured.signIn.ok).toMatchObject({ units: users(2, 5), ...rest(2) });
+    // wrong and an unknown e-mail alike: the read of two items (the state is missing, and for an unknown e-mail the profile too) and the count.
+    expect(measured.signIn.wrong).toMatchObject({ units: users(2, 1), ...rest(1) });
+    expect(measured.signIn.unknown).toMatchObject({ units: users(2, 1), ...rest(1) });
+  });
+
+  it('the capacity model prices the requests the sign-in really sends (capacity/flows.ts), the state sized below the profile', () => {
+    const sizes = { profile: measured.items.profile, state: measured.items.signInState };
+    for (const flow of ['ok', 'wrong', 'unknown'] as const) expect(measured.signIn[flow].units).toEqual(signInUnits(flow, sizes));
+    // The model sizes the state as the profile: an upper bound.
+    expect(measured.items.signInState).toBeLessThan(measured.items.profile);
+  });
+
+  it("DynamoDB Local's ConsumedCapacity, the cross-check: it bills a missing item's read nothing and a transaction once per item", () => {
+    const users = (readUnits: number, writeUnits: number) => ({ users: { writeUnits, readUnits } });
+    expect(measured.signIn.ok.localUnits).toEqual(users(1, 3));
+    expect(measured.signIn.wrong.localUnits).toEqual(users(1, 1));
+    expect(measured.signIn.unknown.localUnits).toEqual(users(0, 1));
   });
 
   it('item sizes: every item measured, each under 1 KB (so one write unit), the owner key item and profile of their real shape', () => {

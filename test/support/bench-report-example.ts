@@ -168,8 +168,10 @@ const footprint = (
   records: number,
   events: number,
   ledgerWrites = 0,
+  localUnits = units,
 ) => ({
   units,
+  localUnits,
   streamRecords: records,
   consumerRecords: records,
   events,
@@ -186,8 +188,12 @@ export const EXAMPLE_REQUEST_UNITS: RequestUnits = {
     resetUserPassword: footprint(withKey(users(1)), 1, 1),
     deleteUser: footprint(withKey(users(1, 1)), 1, 1, 1),
   },
-  signIn: { ok: footprint(users(2), 2, 0), wrong: footprint(users(1), 1, 0), unknown: footprint(users(1), 0, 0) },
-  items: { profile: 263, ownerAccount: 241, apiKey: 232, idempotencyRecord: 421, ledgerEntry: 236 },
+  signIn: {
+    ok: footprint(users(5, 2), 2, 0, 0, users(3, 1)),
+    wrong: footprint(users(1, 2), 1, 0, 0, users(1, 1)),
+    unknown: footprint(users(1, 2), 1, 0, 0, users(1, 0)),
+  },
+  items: { profile: 263, signInState: 120, ownerAccount: 241, apiKey: 232, idempotencyRecord: 421, ledgerEntry: 236 },
 };
 
 const signInPhases = {

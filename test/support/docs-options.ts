@@ -334,7 +334,7 @@ export function checkOptions(root: string, help: HelpTexts): { claims: number; p
 }
 
 /** The CDK commands the docs run with options (`npm run cdk -- deploy ...`). */
-export const CDK_COMMANDS = ['deploy'];
+export const CDK_COMMANDS = ['deploy', 'bootstrap'];
 
 /** The help texts the options are checked against, from the programs themselves (run in parallel). */
 export async function helpTexts(root: string): Promise<HelpTexts> {

@@ -7,7 +7,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { readAwsLimits } from '../../capacity/aws';
+import { awsFigures, readAwsLimits } from '../../capacity/aws';
 import { BenchKeyError, benchKeys, readBench, valueAt } from '../../capacity/inputs';
 import { exampleCapacityRun } from '../support/capacity-example';
 
@@ -105,8 +105,18 @@ describe('the bench keys the model reads', () => {
 describe("AWS's figures (capacity/aws-limits.json)", () => {
   const file = readAwsLimits();
 
-  it('were read on one day, for one Region', () => {
+  it("were read for one Region, on the file's day or, where an entry says so, on its own later day", () => {
     expect([file.read, file.region]).toEqual(['2026-11-26', 'us-east-1']);
+    for (const [id, figure] of Object.entries(file.limits)) {
+      if (figure.read === undefined) continue;
+      expect([id, /^\d{4}-\d{2}-\d{2}$/.test(figure.read) && figure.read >= file.read]).toEqual([id, true]);
+    }
+  });
+
+  it('the unit sizes it quotes are the ones capacity/request-units.ts bills by; a file that differs is refused', () => {
+    expect(() => awsFigures(file)).not.toThrow();
+    const changed = { ...file, limits: { ...file.limits, dynamoReadUnitBytes: { ...file.limits.dynamoReadUnitBytes!, value: 1024 } } };
+    expect(() => awsFigures(changed)).toThrow('differ from capacity/request-units.ts');
   });
 
   it('each documented figure quotes its page, each assumption says why; every source is an AWS page', () => {

@@ -10,11 +10,14 @@ import { type HotItem, hotKeyRow } from '../../capacity/hot-keys';
 import {
   type Assumptions,
   type AwsFigures,
+  apiGatewayUsdPerMillion,
   capacityRow,
+  cognitoProvisionedPerMillion,
   costPerMillion,
   type Demand,
   lambdaDurationMs,
   limitsOf,
+  oneClientRps,
   type StackSettings,
   type Subject,
 } from '../../capacity/model';
@@ -37,6 +40,12 @@ const AWS: AwsFigures = {
   lambdaArmUsdPerGbSecond: 0.0000133334,
   lambdaUsdPerMillionRequests: 0.2,
   apiGatewayRestUsdPerMillion: 3.5,
+  apiGatewayRestUsdPerMillionNext667M: 2.8,
+  apiGatewayRestUsdPerMillionNext19B: 2.38,
+  apiGatewayRestUsdPerMillionOver20B: 1.51,
+  cloudwatchLogsUsdPerGb: 0.5,
+  cloudwatchCustomMetricUsdMonth: 0.3,
+  cognitoProvisionedUsdPerRpsMonth: 20,
   wafUsdPerMillion: 0.6,
   wafUsdPerWebAclMonth: 5,
   wafUsdPerRuleMonth: 1,
@@ -45,7 +54,13 @@ const AWS: AwsFigures = {
   dynamoUsdPerMillionWrites: 0.625,
   dynamoUsdPerMillionReads: 0.125,
 };
-const ASSUMED: Assumptions = { putEventsRoundTripMs: 20, ledgerPutRoundTripMs: 10, streamShards: 1, secondsPerMonth: 2_592_000 };
+const ASSUMED: Assumptions = {
+  putEventsRoundTripMs: 20,
+  ledgerPutRoundTripMs: 10,
+  streamShards: 1,
+  secondsPerMonth: 2_592_000,
+  logBytesPerRequest: 1024,
+};
 const STACK: StackSettings = {
   stage: 'prod',
   throttleRateLimit: 100,
@@ -57,6 +72,7 @@ const STACK: StackSettings = {
   wafWindowSeconds: 60,
   apiKeyCacheTtlSeconds: 30,
   tracingSampleRate: 0.05,
+  metricFilters: 2,
   consumer: { batchSize: 100, maxBatchingWindowSeconds: 1, parallelizationFactor: 1, memoryMb: 256, publishBatch: 10 },
 };
 
@@ -163,6 +179,26 @@ describe('the first limit met', () => {
   });
 });
 
+describe("API Gateway's tiers, one client's ceiling, Cognito bought at the same rate", () => {
+  it('a month of calls priced through the tiers: all at the first up to 333 million, then averaged', () => {
+    expect(apiGatewayUsdPerMillion(AWS, 100e6)).toBe(3.5);
+    expect(apiGatewayUsdPerMillion(AWS, 1e9)).toBeCloseTo((333 * 3.5 + 667 * 2.8) / 1000, 12);
+    expect(apiGatewayUsdPerMillion(AWS, 30e9)).toBeCloseTo((333 * 3.5 + 667 * 2.8 + 19_000 * 2.38 + 10_000 * 1.51) / 30_000, 12);
+  });
+
+  it('one client address: the WAF per-IP limit over its window (3,000 per 60 s is 50 a second), below the stage throttle', () => {
+    expect(oneClientRps(STACK)).toBe(50);
+    expect(oneClientRps({ ...STACK, throttleRateLimit: 20 })).toBe(20);
+    expect(oneClientRps({ ...STACK, waf: false })).toBeNull();
+  });
+
+  it("Cognito at the same rate: the RPS above the category's default at $20 per RPS-month, per million requests at that rate", () => {
+    const subject = { ...api(CREATE), cognito: { category: 'UserCreation', rps: 50 } };
+    expect(cognitoProvisionedPerMillion(subject, AWS, ASSUMED, 4000)).toBeCloseTo((3950 * 20) / ((4000 * 2_592_000) / 1e6), 12);
+    expect(cognitoProvisionedPerMillion(subject, AWS, ASSUMED, 40)).toBe(0);
+  });
+});
+
 describe('cost per million requests, from unit prices', () => {
   it('at 100 a second: every part, and their sum', () => {
     const cost = costPerMillion(api(CREATE), STACK, AWS, ASSUMED, 100);
@@ -178,14 +214,20 @@ describe('cost per million requests, from unit prices', () => {
     expect(cost.parts.eventBridge).toBe(1);
     // Full batches of 100 records: 0.01 invocations a request, each 10 chunks × 20 ms at 256 MB.
     expect(cost.parts.consumer).toBeCloseTo(1e6 * 0.01 * (0.2 / 1e6 + 0.25 * 0.2 * 0.0000133334), 9);
-    expect(cost.total).toBeCloseTo(6.592222518, 8);
+    // A KB of logs a request at $0.50 a GB; two metric filters at $0.30 a month each, over 259.2 million requests.
+    expect(cost.parts.logs).toBeCloseTo((1e6 * 1024 * 0.5) / 1024 ** 3, 12);
+    expect(cost.parts.metricFilters).toBeCloseTo(0.6 / 259.2, 12);
+    expect(cost.total).toBeCloseTo(6.592222518 + 0.476837158 + 0.002314815, 8);
   });
 
   it('fixed monthly costs and the trace reservoir weigh less per request at a higher rate', () => {
     const at500 = costPerMillion(api(CREATE), STACK, AWS, ASSUMED, 500);
     expect(at500.parts.waf).toBeCloseTo(0.6 + 10 / 1296, 9);
     expect(at500.parts.xray).toBeCloseTo(5 * ((1 + 499 * 0.05) / 500), 9);
-    expect(at500.total).toBeCloseTo(6.52335832, 8);
+    // 1,296 million calls a month: API Gateway's tiers lower its average below the first tier's $3.50.
+    const gateway = (333 * 3.5 + 667 * 2.8 + 296 * 2.38) / 1296;
+    expect(at500.parts.apiGateway).toBeCloseTo(gateway, 12);
+    expect(at500.total).toBeCloseTo(6.52335832 - 3.5 + gateway + (1e6 * 1024 * 0.5) / 1024 ** 3 + 0.6 / 1296, 8);
   });
 
   it('reads, writes and events each at their price; a stage without WAF pays no WAF', () => {

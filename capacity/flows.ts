@@ -1,0 +1,66 @@
+/**
+ * The requests each sign-in outcome sends to the users table, as functions/shared/store/sign-in-store.ts
+ * sends them, for the capacity model: billed by AWS's rules (capacity/request-units.ts), not by DynamoDB
+ * Local's ConsumedCapacity, which bills a missing item's read nothing and a transaction once per item.
+ * test/integration/request-units.test.ts records the requests the module really sends on DynamoDB
+ * Local and fails when they bill otherwise than these.
+ *
+ * Every attempt reads the profile and the attempt state in one strongly consistent BatchGetItem (two
+ * items, read whether they exist or not); a counted attempt writes the state with one conditional
+ * UpdateItem; a success settles in one TransactWriteItems: a ConditionCheck on the profile and the
+ * state's Delete (two items, each written twice). A `throttled` attempt is the read alone.
+ */
+
+import { type UnitRequest, type Units, unitsByTable } from './request-units';
+
+/** The sign-in outcomes the model prices: a known user's right and wrong password, an unknown e-mail, an attempt refused during a wait. */
+export const SIGN_IN_FLOWS = ['ok', 'wrong', 'unknown', 'throttled'] as const;
+export type SignInFlow = (typeof SIGN_IN_FLOWS)[number];
+
+export interface SignInSizes {
+  /** The profile's size in bytes (the bench measures it). */
+  readonly profile: number;
+  /**
+   * The attempt state's size in bytes. The model passes the profile's: the state has the profile's key
+   * and fewer, smaller attributes, so its size is below the profile's (the integration test checks it).
+   */
+  readonly state: number;
+}
+
+/** Where the profile and the attempt state live (the model's table names): today both in the users table. */
+export interface SignInTables {
+  readonly profile: string;
+  readonly state: string;
+}
+export const SIGN_IN_TABLES: SignInTables = { profile: 'users', state: 'users' };
+
+/**
+ * The requests one attempt sends, the first attempt at a user (no state stored yet, as the bench
+ * measures): `ok` and `wrong` at a user who exists, `unknown` at an e-mail no user has, `throttled`
+ * at a user whose state holds a wait. A request that touches both tables is billed per table, as AWS
+ * bills each item.
+ */
+export function signInRequests(flow: SignInFlow, sizes: SignInSizes, tables: SignInTables = SIGN_IN_TABLES): UnitRequest[] {
+  const profile = flow === 'unknown' ? null : sizes.profile;
+  const storedState = flow === 'throttled' ? sizes.state : null;
+  const split = <T>(items: readonly [T, T], request: (table: string, items: T[]) => UnitRequest): UnitRequest[] =>
+    tables.profile === tables.state
+      ? [request(tables.profile, [...items])]
+      : [request(tables.profile, [items[0]]), request(tables.state, [items[1]])];
+  const read = split([profile, storedState] as const, (table, items) => ({ kind: 'BatchGetItem', table, items, consistency: 'strong' }));
+  if (flow === 'throttled') return read;
+  const count: UnitRequest = { kind: 'UpdateItem', table: tables.state, write: { before: storedState, after: sizes.state } };
+  if (flow !== 'ok') return [...read, count];
+  const settle = split(
+    [
+      { before: sizes.profile, after: sizes.profile },
+      { before: sizes.state, after: null },
+    ] as const,
+    (table, writes) => ({ kind: 'TransactWriteItems', table, writes }),
+  );
+  return [...read, count, ...settle];
+}
+
+/** The units one attempt of `flow` consumes, by table. */
+export const signInUnits = (flow: SignInFlow, sizes: SignInSizes, tables: SignInTables = SIGN_IN_TABLES): Record<string, Units> =>
+  unitsByTable(signInRequests(flow, sizes, tables));

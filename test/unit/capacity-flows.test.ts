@@ -1,0 +1,81 @@
+/**
+ * The sign-in's rows by AWS's rules (capacity/flows.ts, capacity/request-units.ts): what each outcome
+ * sends, what it is billed, and that no sign-in row exceeds what two strongly consistent reads per
+ * attempt allow (what `npm run capacity` prints last).
+ */
+
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { awsFigures, readAwsLimits } from '../../capacity/aws';
+import { signInRequests, signInUnits } from '../../capacity/flows';
+import { readBench } from '../../capacity/inputs';
+import { renderText, runModel, signInReadBound } from '../../capacity/report';
+import { memoryOf, stackSettings } from '../../capacity/stack';
+
+const file = readAwsLimits();
+const figures = awsFigures(file);
+const bench = readBench(JSON.parse(readFileSync(new URL('../../bench/RESULTS.json', import.meta.url), 'utf8')));
+const model = runModel(bench, stackSettings('prod'), memoryOf, file, figures);
+const sizes = { profile: 412, state: 412 };
+
+describe('the sign-in by outcome', () => {
+  it('every attempt reads the profile and the state in one strongly consistent BatchGetItem, whether they exist or not', () => {
+    for (const flow of ['ok', 'wrong', 'unknown', 'throttled'] as const) {
+      expect(signInRequests(flow, sizes)[0]).toMatchObject({ kind: 'BatchGetItem', consistency: 'strong' });
+      expect(signInUnits(flow, sizes).users?.readUnits).toBe(2);
+    }
+  });
+
+  it('writes: the count for ok, wrong and unknown, the transaction of two items twice for ok, none when throttled', () => {
+    expect(signInUnits('ok', sizes)).toEqual({ users: { readUnits: 2, writeUnits: 5 } });
+    expect(signInUnits('wrong', sizes)).toEqual({ users: { readUnits: 2, writeUnits: 1 } });
+    expect(signInUnits('unknown', sizes)).toEqual({ users: { readUnits: 2, writeUnits: 1 } });
+    expect(signInUnits('throttled', sizes)).toEqual({ users: { readUnits: 2, writeUnits: 0 } });
+  });
+});
+
+describe('the state in a table of its own', () => {
+  it('the same requests billed per table: the profile on one, the state and its count on the other, the same total', () => {
+    const tables = { profile: 'users', state: 'signIn' };
+    expect(signInUnits('ok', sizes, tables)).toEqual({ users: { readUnits: 1, writeUnits: 2 }, signIn: { readUnits: 1, writeUnits: 3 } });
+    expect(signInUnits('unknown', sizes, tables)).toEqual({
+      users: { readUnits: 1, writeUnits: 0 },
+      signIn: { readUnits: 1, writeUnits: 1 },
+    });
+    expect(signInUnits('throttled', sizes, tables)).toEqual({
+      users: { readUnits: 1, writeUnits: 0 },
+      signIn: { readUnits: 1, writeUnits: 0 },
+    });
+  });
+});
+
+describe('the model from the committed run', () => {
+  const row = (name: string) => model.rows.find((r) => r.subject.name === name)!;
+
+  it("prices each sign-in outcome by AWS's rules, not by the run's DynamoDB Local figures", () => {
+    for (const flow of ['ok', 'wrong', 'unknown'] as const) {
+      expect(row(`sign-in ${flow}`).subject.demand.tables).toEqual(
+        signInUnits(flow, { profile: bench.itemBytes.profile, state: bench.itemBytes.profile }),
+      );
+    }
+    // 1 / (writes / 4,000 + reads / 12,000) on a new on-demand table.
+    expect(Math.round(row('sign-in wrong').ceiling.rps)).toBe(2400);
+    expect(Math.round(row('sign-in unknown').ceiling.rps)).toBe(2400);
+    expect(Math.round(row('sign-in ok').ceiling.rps)).toBe(Math.round(1 / (5 / 4000 + 2 / 12000)));
+    // DynamoDB's part of ok's cost: 5 writes and 2 reads at the on-demand prices.
+    const { dynamoUsdPerMillionWrites: w, dynamoUsdPerMillionReads: r } = figures.aws;
+    expect(row('sign-in ok').ceiling.cost.parts.dynamodb).toBeCloseTo(5 * w + 2 * r, 10);
+  });
+
+  it('no sign-in row above what two strongly consistent reads per attempt allow; a row above it is refused by name', () => {
+    const { bound, rows } = signInReadBound(model, figures.aws);
+    expect(bound).toBe(figures.aws.dynamoNewTableRead / 2);
+    for (const r of rows) expect(r.rps).toBeLessThanOrEqual(bound);
+    expect(renderText(model, figures.aws)).toContain('none above the 6,000 that two strongly consistent reads per attempt allow');
+    const inflated = {
+      ...model,
+      rows: model.rows.map((r) => (r.subject.name === 'sign-in unknown' ? { ...r, ceiling: { ...r.ceiling, rps: 9000 } } : r)),
+    };
+    expect(() => signInReadBound(inflated, figures.aws)).toThrow('sign-in unknown sustains 9,000 a second');
+  });
+});
