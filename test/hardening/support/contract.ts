@@ -1,7 +1,8 @@
 /** The contract as an oracle: every status and message an operation may answer with. */
 
 import { expect } from '@jest/globals';
-import { echoedName, MESSAGES, passwordBreached, passwordGuessable, passwordOutOfPolicy } from '#contract/messages';
+import { echoedName, passwordBreached, passwordGuessable, passwordOutOfPolicy } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import type { PasswordPolicy } from '#platform/config';
 import { duplicateName } from '#platform/json-names';
 
