@@ -2,7 +2,9 @@
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
 };
-const common = { transform, extensionsToTreatAsEsm: ['.ts'], testEnvironment: 'node' };
+// A relative import written with `.js` (as Node's ESM wants, in the client package) finds its `.ts` source.
+const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
+const common = { transform, moduleNameMapper, extensionsToTreatAsEsm: ['.ts'], testEnvironment: 'node' };
 
 /**
  * The arm64 project (each Lambda asset run on arm64 Node under qemu: a few minutes) and the slow

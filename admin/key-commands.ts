@@ -3,7 +3,7 @@
  * full, before anything is read or written; the work itself is the domain's (owners.ts).
  */
 
-import { validators } from '#contract/generated/validators';
+import { validator as userEmailValidator } from '#contract/generated/validators/userEmail';
 import { OPERATIONS, type OperationName } from '#contract/operations';
 import * as owners from '#domain/owners';
 import type { PasswordSettings } from '#platform/config';
@@ -102,7 +102,7 @@ async function runChecked(store: owners.OwnerStore, command: KeyCommand, passwor
 
 /** The API's own rule for an e-mail (the precompiled validator of user_email: trimmed, lower-cased, at most 254, RFC shape). */
 function checkEmail(text: string): string {
-  if (!validators.deleteUser({ user_email: text })) throw new UsageError(`Invalid e-mail address ${JSON.stringify(text)}`);
+  if (!userEmailValidator({ user_email: text })) throw new UsageError(`Invalid e-mail address ${JSON.stringify(text)}`);
   return text;
 }
 

@@ -6,7 +6,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { validators } from '#contract/generated/validators';
+import { validator as userEmailValidator } from '#contract/generated/validators/userEmail';
 import { normalizeEmail } from '#domain/email';
 import { type OwnerStore, setPasswordPolicy, showPasswordPolicy } from '#domain/owners';
 import { checkOwnerPolicy } from '#domain/password-policy';
@@ -30,7 +30,7 @@ export async function passwordPolicyCommand(command: (typeof POLICY_COMMANDS)[nu
   const [email, ...rest] = positionals;
   if (email === undefined) throw new UsageError(`${command} needs <email>; see --help`);
   if (rest.length > 0) throw new UsageError(`${command} takes one argument, <email>; got also ${JSON.stringify(rest.join(' '))}`);
-  if (!validators.deleteUser({ user_email: email })) throw new UsageError(`Invalid e-mail address ${JSON.stringify(email)}`);
+  if (!userEmailValidator({ user_email: email })) throw new UsageError(`Invalid e-mail address ${JSON.stringify(email)}`);
   const change = command === 'set-password-policy' ? parseChange(values) : undefined;
   if (command === 'show-password-policy' && (values['min-length'] !== undefined || values['blocked-words'] !== undefined)) {
     throw new UsageError('show-password-policy takes no options but the tables; see --help');

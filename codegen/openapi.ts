@@ -13,9 +13,10 @@
  */
 
 import { fileURLToPath } from 'node:url';
+import { type Case, EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, type Json, type JsonObject } from '#contract/define-operation';
 import { duplicateParameter, ECHOED_NAME_CODE_POINTS, MESSAGES } from '#contract/messages';
-import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
-import { operationSchemas, type Row } from '#contract/schemas';
+import { CATALOGUE, DEFINITIONS, OPERATIONS, type OperationName, operationPath, operationSchemas } from '#contract/operations';
+import type { Row } from '#contract/schemas';
 import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
 import { REPLAYED_HEADER } from '#http/responses';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '#platform/config';
@@ -23,25 +24,7 @@ import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '#platform/config';
 /** Where `npm run openapi` writes the document. */
 export const OPENAPI_PATH = fileURLToPath(new URL('../openapi.json', import.meta.url));
 
-/** The user every example is about, and the caller's own (white-label) account. */
-export const EXAMPLE_USER_EMAIL = 'jane@example.com';
-export const EXAMPLE_OWNER_EMAIL = 'owner@example.com';
-
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
-
-/** One documented case of an operation: what is sent, and what comes back. */
-interface Case {
-  readonly name: string;
-  readonly status: number;
-  readonly summary: string;
-  /** Says what the request example alone does not show (headers, state), when anything. */
-  readonly given?: string;
-  readonly request: Json;
-  readonly response: JsonObject;
-  /** The request body breaks the request schema (documented as `x-request-body`, not as a request example). */
-  readonly invalidBody?: true;
-}
+export { EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, type JsonObject };
 
 /** What the document adds to an operation's catalogue entry (path, summary, description, failure message). */
 interface OperationText {
@@ -54,26 +37,19 @@ interface OperationText {
   readonly validBody: JsonObject;
 }
 
-const documented = (name: OperationName, requestSchema: string, validBody: JsonObject): OperationText => ({
+/** An operation's request schema component: `createUser` → `CreateUserRequest`. */
+const requestSchemaName = (name: OperationName) => `${name.charAt(0).toUpperCase()}${name.slice(1)}Request`;
+
+const documented = (name: OperationName): OperationText => ({
   path: operationPath(name),
   summary: CATALOGUE[name].summary,
   description: CATALOGUE[name].description,
   failureMessage: CATALOGUE[name].failureMessage,
-  requestSchema,
-  validBody,
+  requestSchema: requestSchemaName(name),
+  validBody: DEFINITIONS[name].docs.validBody,
 });
 
-const OPERATION_TEXTS: Record<OperationName, OperationText> = {
-  createUser: documented('createUser', 'CreateUserRequest', {
-    user_email: EXAMPLE_USER_EMAIL,
-    user_password: 'correct horse battery staple',
-  }),
-  resetUserPassword: documented('resetUserPassword', 'ResetUserPasswordRequest', {
-    user_email: EXAMPLE_USER_EMAIL,
-    new_password: 'a brand new passphrase',
-  }),
-  deleteUser: documented('deleteUser', 'DeleteUserRequest', { user_email: EXAMPLE_USER_EMAIL }),
-};
+const OPERATION_TEXTS = Object.fromEntries(OPERATIONS.map((name) => [name, documented(name)])) as Record<OperationName, OperationText>;
 
 /**
  * What the length keywords of a password field cannot say: the service counts code points both as
@@ -314,75 +290,10 @@ function validationCases(op: OperationText, rows: readonly Row[], policy: Passwo
   });
 }
 
-/** The cases only one operation has. */
-function operationCases(name: OperationName): { success: Case; refusals: Case[] } {
-  const exists = `\`${EXAMPLE_USER_EMAIL}\` is a user of the caller's tool.`;
-  const whiteLabel = (message: string, request: JsonObject): Case => ({
-    name: 'whiteLabelUser',
-    status: 403,
-    summary: "The target is a white-label user (such as the caller's own account)",
-    given: `\`${EXAMPLE_OWNER_EMAIL}\` is the caller's own account.`,
-    request,
-    response: { message },
-  });
-  const notFound = (request: JsonObject): Case => ({
-    name: 'userNotFound',
-    status: 404,
-    summary: "No such user in the caller's tool (another owner's users do not exist to the caller)",
-    given: `\`${EXAMPLE_USER_EMAIL}\` is not a user of the caller's tool.`,
-    request,
-    response: { message: MESSAGES.userNotFound },
-  });
-  switch (name) {
-    case 'createUser':
-      return {
-        success: {
-          name: 'created',
-          status: 200,
-          summary: 'Created; the e-mail comes back trimmed and lower-cased, with the password that was set',
-          request: { user_email: ' Jane@Example.com', user_password: 'correct horse battery staple', should_reset_password: 'false' },
-          response: { user_email: EXAMPLE_USER_EMAIL, user_password: 'correct horse battery staple' },
-        },
-        refusals: [
-          {
-            name: 'userExists',
-            status: 409,
-            summary: "The e-mail already exists in the caller's tool (the caller's own e-mail included)",
-            given: exists,
-            request: OPERATION_TEXTS.createUser.validBody,
-            response: { message: MESSAGES.userExists },
-          },
-        ],
-      };
-    case 'resetUserPassword': {
-      const body = OPERATION_TEXTS.resetUserPassword.validBody;
-      return {
-        success: {
-          name: 'passwordReset',
-          status: 200,
-          summary: 'Password reset',
-          given: exists,
-          request: body,
-          response: { message: MESSAGES.passwordReset },
-        },
-        refusals: [whiteLabel(MESSAGES.resetWhiteLabel, { ...body, user_email: EXAMPLE_OWNER_EMAIL }), notFound(body)],
-      };
-    }
-    case 'deleteUser': {
-      const body = OPERATION_TEXTS.deleteUser.validBody;
-      return {
-        success: {
-          name: 'deleted',
-          status: 200,
-          summary: 'User and all associated data deleted',
-          given: exists,
-          request: body,
-          response: { message: MESSAGES.userDeleted },
-        },
-        refusals: [whiteLabel(MESSAGES.deleteWhiteLabel, { user_email: EXAMPLE_OWNER_EMAIL }), notFound(body)],
-      };
-    }
-  }
+/** The cases only one operation has: its module's. */
+function operationCases(name: OperationName): { success: Case; refusals: readonly Case[] } {
+  const { success, refusals } = DEFINITIONS[name].docs;
+  return { success, refusals };
 }
 
 /** Every case of an operation: success first, then the contract's order (authentication, body, validation, operation). */
@@ -574,7 +485,7 @@ function operationObject(name: OperationName, policy: PasswordPolicy): JsonObjec
       ...(recordable.has(status) && { headers: { [REPLAYED_HEADER]: { $ref: '#/components/headers/IdempotentReplayed' } } }),
       content: {
         'application/json': {
-          schema: ref(status === 200 && name === 'createUser' ? 'CreatedUser' : 'Message'),
+          schema: ref((status === 200 && DEFINITIONS[name].docs.successSchema?.name) || 'Message'),
           examples: Object.fromEntries(own.map((c) => [c.name, responseExample(c)])),
         },
       },
@@ -599,9 +510,15 @@ function operationObject(name: OperationName, policy: PasswordPolicy): JsonObjec
   };
 }
 
+/** How many operations there are, in words ("three"): the document's prose counts from the registry. */
+const COUNT_WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+const OPERATION_COUNT = COUNT_WORDS[OPERATIONS.length] ?? String(OPERATIONS.length);
+/** What the operations do, from their summaries: "create a user, reset a user password, delete a user". */
+const OPERATION_SUMMARIES = OPERATIONS.map((name) => CATALOGUE[name].summary.replace(/^./, (c) => c.toLowerCase())).join(', ');
+
 const INTRODUCTION = [
-  'Lets the owner of a white-label tool manage its users: create a user, reset a user password, delete a user. ' +
-    'None of the three operations notifies the affected user.',
+  `Lets the owner of a white-label tool manage its users: ${OPERATION_SUMMARIES}. ` +
+    `None of the ${OPERATION_COUNT} operations notifies the affected user.`,
   '',
   "Every request carries the owner's API key in `X-API-Key`. Every response, success or error, is `application/json`; " +
     'every error body is exactly `{"message": "..."}`.',
@@ -611,8 +528,8 @@ const INTRODUCTION = [
   '0. HTTP itself, on the local server (a deployed stage\'s front end answers these itself): `400 {"message":"Bad Request"}` for what is not an HTTP/1.1 request ' +
     '(a malformed request line or header, no `Host` header or two, `CONNECT`), `417 {"message":"Expectation Failed"}` for an `Expect` other than `100-continue`, ' +
     '`431 {"message":"Request Header Fields Too Large"}` for a header section over 16 KiB; each closes the connection, and a request answered before it on the connection keeps its answer.',
-  '1. Route: only the three `POST` operations below exist. Any other path: `404 {"message":"Not Found"}`. ' +
-    'Another method on one of the three paths: `405 {"message":"Method Not Allowed"}` with `Allow: POST`.',
+  `1. Route: only the ${OPERATION_COUNT} \`POST\` operations below exist. Any other path: \`404 {"message":"Not Found"}\`. ` +
+    `Another method on one of the ${OPERATION_COUNT} paths: \`405 {"message":"Method Not Allowed"}\` with \`Allow: POST\`.`,
   "2. API key, before the body is looked at: `401` for a missing, empty, unknown, revoked or expired key, or one limited to other operations; `403` when the key's owner account is gone. " +
     'Then the optional `Idempotency-Key` header: `400` when it is present and malformed.',
   '3. Body: `413` over 16 KiB, `415` for a Content-Type other than `application/json`, `400` when its bytes are not UTF-8 or a string holds an unpaired surrogate (never altered), `400` when it is not a JSON object, ' +
@@ -640,11 +557,11 @@ function routingResponses(): JsonObject {
   const message = (text: string) => ({ type: 'object', required: ['message'], properties: { message: { type: 'string', const: text } } });
   return {
     NotFound: {
-      description: 'Any path other than the three operations.',
+      description: `Any path other than the ${OPERATION_COUNT} operations.`,
       content: { 'application/json': { schema: message(MESSAGES.notFound), example: { message: MESSAGES.notFound } } },
     },
     MethodNotAllowed: {
-      description: 'A method other than POST on one of the three operation paths.',
+      description: `A method other than POST on one of the ${OPERATION_COUNT} operation paths.`,
       headers: { Allow: { description: 'The one method the path accepts.', schema: { type: 'string', const: 'POST' } } },
       content: { 'application/json': { schema: message(MESSAGES.methodNotAllowed), example: { message: MESSAGES.methodNotAllowed } } },
     },
@@ -695,15 +612,12 @@ export function buildOpenApiDocument(policy: PasswordPolicy = DEFAULT_PASSWORD_P
       },
       schemas: {
         ...Object.fromEntries(names.map((name) => [OPERATION_TEXTS[name].requestSchema, toOpenApiSchema(schemas[name].schema, policy)])),
-        CreatedUser: {
-          type: 'object',
-          required: ['user_email', 'user_password'],
-          properties: {
-            user_email: { type: 'string', format: 'email', description: 'The e-mail as stored: trimmed and lower-cased.' },
-            user_password: { type: 'string', description: 'The password that was set (the generated one when none was sent).' },
-          },
-          additionalProperties: false,
-        },
+        ...Object.fromEntries(
+          names.flatMap((name) => {
+            const own = DEFINITIONS[name].docs.successSchema;
+            return own ? [[own.name, own.schema]] : [];
+          }),
+        ),
         Message: {
           type: 'object',
           required: ['message'],

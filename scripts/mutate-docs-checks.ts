@@ -60,10 +60,14 @@ async function inCopy(edits: Edits, check: (root: string) => Promise<string[]> |
   }
 }
 
-/** The messages the code answers in `root`: its catalogue module and the gateway responses' text. */
+/** The messages the code answers in `root`: the shared messages, each operation module's own, and the gateway responses' text. */
 async function codeCatalogue(root: string): Promise<string[]> {
   const messages = (await import(pathToFileURL(join(root, 'functions/shared/contract/messages.ts')).href)) as Record<string, unknown>;
-  return messageCatalogue(messages, [readFileSync(join(root, 'lib/constructs/api.ts'), 'utf8')]);
+  const registry = (await import(pathToFileURL(join(root, 'functions/shared/contract/operations.ts')).href)) as {
+    DEFINITIONS: Record<string, { messages: Record<string, string> }>;
+  };
+  const operations = Object.values(registry.DEFINITIONS).map((definition) => definition.messages);
+  return messageCatalogue({ ...messages, operations }, [readFileSync(join(root, 'lib/constructs/api.ts'), 'utf8')]);
 }
 let adminCommands: string[] = [];
 const messageCheck = async (root: string) =>

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { handler as createUserHandler } from '../../functions/createUser/handler';
 import { OPERATIONS, type Operation } from '../../lib/user-management-stack';
 import { proxyEvent } from '../../local/lambda-runtime';

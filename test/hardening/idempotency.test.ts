@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { isWellFormedIdempotencyKey, keySecrets, RECORD_LIFETIME_SECONDS } from '#domain/idempotency';
 import { processStores } from '#store/stores';
 import { idempotencyRecordKey } from '#store/table-layout';

@@ -7,7 +7,7 @@
 
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { digestApiKey, newApiKey } from '#domain/api-keys';
 import { keyUseRecorder } from '#domain/key-use';
 import { hourOf, issueKey, type KeyScope } from '#domain/owners';

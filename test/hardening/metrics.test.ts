@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 // Before the metrics instance is created (it reads this once); the test setup turns metrics off.
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
-const { MESSAGES } = await import('#contract/messages');
+const { ALL_MESSAGES: MESSAGES } = await import('#contract/operations');
 const { METRIC_DIMENSIONS, metricsNamespace, REQUESTS_METRIC } = await import('#platform/metrics');
 const { processStores } = await import('#store/stores');
 

@@ -7,7 +7,7 @@
 import { createServer, type Socket } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { createDocumentClient } from '#store/client';
 import { processStores } from '#store/stores';
 import { fastJitter, faultsInjected, injectFault, pinJitter, retryCapacity } from '../support/faults';

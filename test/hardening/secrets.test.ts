@@ -76,7 +76,8 @@ for (const file of readdirSync(new URL('../http/', import.meta.url))
 }
 
 const { scanAll } = await import('../support/scan');
-const { MESSAGES, unknownParameter } = await import('#contract/messages');
+const { unknownParameter } = await import('#contract/messages');
+const { ALL_MESSAGES: MESSAGES } = await import('#contract/operations');
 const { processStores } = await import('#store/stores');
 const { stores } = processStores();
 const { apiClient } = await import('../support/http-client');

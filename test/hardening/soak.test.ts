@@ -8,7 +8,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MESSAGES, passwordOutOfPolicy, unknownParameter } from '#contract/messages';
+import { passwordOutOfPolicy, unknownParameter } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { issueKey, revokeKey } from '#domain/owners';
 import { verifyPassword } from '#domain/passwords';
 import { formatArgon2Setting } from '#platform/config';

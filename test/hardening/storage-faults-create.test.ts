@@ -6,7 +6,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { issueKey } from '#domain/owners';
 import { processStores } from '#store/stores';
 import { type DynamoOperation, expectRetryQuotaFor, type FaultKind, fastJitter, faultsInjected, injectFault } from '../support/faults';

@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, storedPasswordIs } from './support/world';

@@ -23,7 +23,8 @@ jest.unstable_mockModule('@node-rs/argon2', () => ({
   },
 }));
 
-const { MESSAGES, passwordOutOfPolicy } = await import('#contract/messages');
+const { passwordOutOfPolicy } = await import('#contract/messages');
+const { ALL_MESSAGES: MESSAGES } = await import('#contract/operations');
 const { apiClient } = await import('../support/http-client');
 const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
 

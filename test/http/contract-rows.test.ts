@@ -1,7 +1,7 @@
 /**
  * Every row of docs/api-contract.md's tables (a case, a status, a body), read from the document at
- * run time and checked over real HTTP: a scenario per row, keyed by the row's table heading and its
- * case text as written. An answer is compared byte for byte (a pretty-printed body is not the
+ * run time and checked over real HTTP: a scenario per row, keyed by the row's id (its `id` cell; the
+ * case text is free to edit), grouped here by table. An answer is compared byte for byte (a pretty-printed body is not the
  * contract's) with the headers that carry meaning (Content-Type, Allow, Retry-After,
  * Idempotent-Replayed). Each clause of a row's case (`missing, empty, ... or revoked`) needs a
  * probe named after it, or a test elsewhere that holds it. A row without a scenario fails the suite,
@@ -16,12 +16,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { DEFINITIONS, OPERATIONS } from '#contract/operations';
 import {
   type Answer,
   CONTRACT_DOC,
   type ContractRow,
   contractRows,
   deployedOnly,
+  idProblems,
   rowMismatch,
   rowName,
   rowsWithoutScenario,
@@ -136,33 +138,33 @@ const raw = (requests: Record<string, string>): Scenario => ({
 
 const SCENARIOS: Record<string, Record<string, Scenario>> = {
   'Order of checks': {
-    'a malformed request line or header, or `Content-Length` beside `Transfer-Encoding`': raw({
+    'order-400e': raw({
       'a malformed request line': 'POST /v1/createUser HTTP/9\r\nHost: x\r\n\r\n',
       header: 'POST /v1/createUser HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n',
       '`Content-Length` beside `Transfer-Encoding`':
         'POST /v1/createUser HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
     }),
-    'an HTTP/1.1 request without a `Host` header, or with two': raw({
+    'order-400f': raw({
       'an HTTP/1.1 request without a `Host` header': 'POST /v1/createUser HTTP/1.1\r\nContent-Length: 0\r\n\r\n',
       'with two': 'POST /v1/createUser HTTP/1.1\r\nHost: a\r\nHost: b\r\nContent-Length: 0\r\n\r\n',
     }),
-    '`CONNECT` (a request for a tunnel: the server is no proxy)': raw({
+    'order-400g': raw({
       CONNECT: 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n',
     }),
-    'an `Expect` header other than `100-continue` (the body is not read)': raw({
+    'order-417': raw({
       'an `Expect` header other than `100-continue`: something-else':
         'POST /v1/createUser HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}',
     }),
-    "a header section over 16 KiB (Node's limit)": raw({
+    'order-431': raw({
       'a header section over 16 KiB: 20,000 bytes of one header': `POST /v1/createUser HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     }),
-    'a path other than the three operations': {
+    'order-404': {
       run: async () => [probe('POST /v1/suspendUser', await A('/v1/suspendUser', {})), probe('POST /', await A('/', {}))],
     },
-    'another method on one of the three paths (answered with the header `Allow: POST`)': {
+    'order-405': {
       run: async () => [probe('GET /v1/createUser', await A('/v1/createUser', undefined, { method: 'GET' }))],
     },
-    '`X-API-Key` sent more than once (any spelling of the name), whatever the values': {
+    'order-401a': {
       run: async () => {
         const key = suite.target.a.apiKey;
         const send = (lines: [string, string][]) =>
@@ -185,7 +187,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ];
       },
     },
-    '`X-API-Key` missing, empty, not shaped like an issued key, unknown or revoked': {
+    'order-401b': {
       run: async () => {
         const body = { user_email: 'a@example.com' };
         const revoked = await revokedKey(suite.target.a.ownerEmail);
@@ -200,7 +202,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         );
       },
     },
-    'a key limited to other operations, or past its expiry': {
+    'order-401c': {
       run: async () => {
         const deleteOnly = await scopedKey(suite.target.a.ownerEmail, { operations: ['deleteUser'] });
         const expired = await expiredKey(suite.target.a.ownerEmail);
@@ -213,7 +215,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ];
       },
     },
-    'a valid key whose owner account (the white-label user) no longer exists, on every operation': {
+    'order-403': {
       run: async () => {
         const apiKey = await keyWithoutOwnerAccount(suite.target.runPrefix);
         const bodies = {
@@ -228,7 +230,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         );
       },
     },
-    'the optional header present and not 16 to 255 printable ASCII characters, or sent twice': {
+    'order-400a': {
       run: async () => {
         const body = { user_email: 'a@example.com' };
         const withKey = (key: string) => A('/v1/deleteUser', body, { headers: { 'Idempotency-Key': key } });
@@ -250,7 +252,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ];
       },
     },
-    'larger than 16 KiB (16,384 bytes), whatever its content type': {
+    'order-413': {
       run: async () => [
         probe('larger than 16 KiB: JSON', await A('/v1/createUser', undefined, { raw: OVERSIZED })),
         probe(
@@ -259,12 +261,12 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ),
       ],
     },
-    '`Content-Type` present and not `application/json` (optionally with `; charset=...`)': {
+    'order-415': {
       run: async () => [
         probe('text/plain', await A('/v1/createUser', { user_email: 'a@example.com' }, { headers: { 'content-type': 'text/plain' } })),
       ],
     },
-    'bytes that are not UTF-8, or a string (key or value) holding an unpaired surrogate `\\ud800`': {
+    'order-400b': {
       run: async () => [
         probe(
           'bytes that are not UTF-8: 0xFF in a value',
@@ -280,7 +282,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         probe('holding an unpaired surrogate: in a key', await A('/v1/createUser', undefined, { raw: '{"\\ud800":"a"}' })),
       ],
     },
-    'not valid JSON, or JSON that is not an object (an array, a string, `null`...)': {
+    'order-400c': {
       run: async () =>
         Promise.all(
           Object.entries({
@@ -291,7 +293,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
           }).map(async ([what, raw]) => probe(what, await A('/v1/createUser', undefined, { raw }))),
         ),
     },
-    "an object that names a member twice (the first name given twice, in the body's order)": {
+    'order-400d': {
       run: async () => [
         probe(
           'createUser, user_password twice',
@@ -316,7 +318,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ),
       ],
     },
-    'only with the header: the key was used with another request': {
+    'order-422': {
       run: async () => {
         const headers = { 'Idempotency-Key': randomUUID() };
         const first = await A('/v1/createUser', { user_email: suite.api.email('key-first') }, { headers });
@@ -327,22 +329,22 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ];
       },
     },
-    'only with the header: the first request with the key is still running': {
+    'order-409': {
       run: async () => [probe('the same create while the first runs', await whileStillRunning())],
     },
   },
   createUser: {
-    created: {
+    'createUser-200': {
       run: async () => {
         const email = suite.api.email('row-created');
         const answer = await A('/v1/createUser', { user_email: `  ${email.toUpperCase()} `, user_password: 'correct horse battery' });
         return [probe('with a password', answer, { '<e-mail as stored>': email, '<the password that was set>': 'correct horse battery' })];
       },
     },
-    '`user_email` absent, null or empty': {
+    'createUser-400a': {
       run: each('/v1/createUser', { absent: {}, null: { user_email: null }, empty: { user_email: '' } }),
     },
-    'a field other than the three above': {
+    'createUser-400b': {
       run: async () => [
         probe('is_admin', await A('/v1/createUser', { user_email: 'a@example.com', is_admin: true }), { '<name>': 'is_admin' }),
         // A name over 64 code points is echoed as its first 64 and an ellipsis.
@@ -351,14 +353,14 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         }),
       ],
     },
-    '`user_email` not a string holding a valid e-mail address of at most 254 characters': {
+    'createUser-400c': {
       run: each('/v1/createUser', {
         'a number': { user_email: 42 },
         'not an address': { user_email: 'not-an-email' },
         '255 characters': { user_email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}` },
       }),
     },
-    '`user_password` present and not a string, or outside the password policy (null and empty included)': {
+    'createUser-400d': {
       run: each('/v1/createUser', {
         'present and not a string': { user_email: 'a@example.com', user_password: 12345678 },
         'outside the password policy: too short': { user_email: 'a@example.com', user_password: 'seven77' },
@@ -367,7 +369,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         'outside the password policy: empty': { user_email: 'a@example.com', user_password: '' },
       }),
     },
-    "`user_password` on the blocklist, the user's e-mail or its local part, or an owner's blocked word": {
+    'createUser-400e': {
       run: async () => {
         const email = suite.api.email('guessable');
         const withWords = await ownerWithBlockedWords(suite.target.runPrefix, ['acmewidgets']);
@@ -395,24 +397,24 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ];
       },
     },
-    '`user_password` found by the online check (a stage that has it on)': {
+    'createUser-400f': {
       notOverHttp:
         'the online check is a stage setting, off by default (also on staging): test/integration/password-breach-check.test.ts turns it on against a stand-in range server and checks this status and body on create and reset',
       run: async () => [],
     },
-    '`should_reset_password` present and not one of the four accepted values (null included)': {
+    'createUser-400g': {
       run: each('/v1/createUser', {
         yes: { user_email: 'a@example.com', should_reset_password: 'yes' },
         null: { user_email: 'a@example.com', should_reset_password: null },
       }),
     },
-    "the e-mail already exists in the caller's tool (the owner's own e-mail included)": {
+    'createUser-409': {
       run: async () => [
         probe('a user of the tool', await A('/v1/createUser', { user_email: await existingUser('row-exists') })),
         probe("the owner's own e-mail", await A('/v1/createUser', { user_email: suite.target.a.ownerEmail })),
       ],
     },
-    'storage failure, or any failure not listed': {
+    'createUser-500': {
       localOnly: true,
       elsewhere: { 'any failure not listed': ANY_FAILURE },
       run: async () => [
@@ -424,7 +426,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     },
   },
   resetUserPassword: {
-    'password reset': {
+    'resetUserPassword-200': {
       run: async () => [
         probe(
           'a user of the tool',
@@ -432,7 +434,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ),
       ],
     },
-    '`user_email` or `new_password` absent, null or empty': {
+    'resetUserPassword-400a': {
       run: each('/v1/resetUserPassword', {
         '`user_email`: both absent': {},
         '`new_password` absent': { user_email: 'a@example.com' },
@@ -440,24 +442,24 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         'empty: new_password': { user_email: 'a@example.com', new_password: '' },
       }),
     },
-    'a field other than the two above': {
+    'resetUserPassword-400b': {
       run: async () => [
         probe('role', await A('/v1/resetUserPassword', { user_email: 'a@example.com', new_password: 'long enough', role: 'x' }), {
           '<name>': 'role',
         }),
       ],
     },
-    '`user_email` not a string holding a valid e-mail address of at most 254 characters': {
+    'resetUserPassword-400c': {
       run: each('/v1/resetUserPassword', { 'not an address': { user_email: 'nope', new_password: 'long enough' } }),
     },
-    '`new_password` not a string, or outside the password policy': {
+    'resetUserPassword-400d': {
       run: each('/v1/resetUserPassword', {
         'not a string': { user_email: 'a@example.com', new_password: 12345678 },
         'outside the password policy: too long': { user_email: 'a@example.com', new_password: 'x'.repeat(1025) },
         'outside the password policy: too short': { user_email: 'a@example.com', new_password: 'seven77' },
       }),
     },
-    "`new_password` on the blocklist, the user's e-mail or its local part, or an owner's blocked word": {
+    'resetUserPassword-400e': {
       run: async () => {
         const email = await existingUser('reset-guessable');
         const withWords = await ownerWithBlockedWords(suite.target.runPrefix, ['acmewidgets']);
@@ -479,12 +481,12 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ];
       },
     },
-    '`new_password` found by the online check (a stage that has it on)': {
+    'resetUserPassword-400f': {
       notOverHttp:
         'the online check is a stage setting, off by default (also on staging): test/integration/password-breach-check.test.ts turns it on against a stand-in range server and checks this status and body on create and reset',
       run: async () => [],
     },
-    "the target is a white-label user (such as the caller's own account)": {
+    'resetUserPassword-403': {
       run: async () => [
         probe(
           "the owner's account",
@@ -492,12 +494,12 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ),
       ],
     },
-    "no such user in the caller's tool": {
+    'resetUserPassword-404': {
       run: async () => [
         probe('nobody', await A('/v1/resetUserPassword', { user_email: suite.api.email('nobody'), new_password: 'long enough' })),
       ],
     },
-    'storage failure, or any failure not listed': {
+    'resetUserPassword-500': {
       localOnly: true,
       elsewhere: { 'any failure not listed': ANY_FAILURE },
       run: async () => {
@@ -512,30 +514,30 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     },
   },
   deleteUser: {
-    deleted: {
+    'deleteUser-200': {
       run: async () => [probe('a user of the tool', await A('/v1/deleteUser', { user_email: await existingUser('row-delete') }))],
     },
-    '`user_email` absent, null or empty': {
+    'deleteUser-400a': {
       run: each('/v1/deleteUser', { absent: {}, null: { user_email: null }, empty: { user_email: '  ' } }),
     },
-    'a field other than `user_email`': {
+    'deleteUser-400b': {
       run: async () => [
         probe('cascade', await A('/v1/deleteUser', { user_email: 'a@example.com', cascade: true }), { '<name>': 'cascade' }),
       ],
     },
-    '`user_email` not a string holding a valid e-mail address of at most 254 characters': {
+    'deleteUser-400c': {
       run: each('/v1/deleteUser', { 'an array': { user_email: ['a@example.com'] } }),
     },
-    "the target is a white-label user (such as the caller's own account)": {
+    'deleteUser-403': {
       run: async () => [probe("the owner's account", await A('/v1/deleteUser', { user_email: suite.target.a.ownerEmail }))],
     },
-    "no such user in the caller's tool": {
+    'deleteUser-404': {
       run: async () => [
         probe('nobody', await A('/v1/deleteUser', { user_email: suite.api.email('nobody') })),
         probe("another owner's user", await suite.api.asB('/v1/deleteUser', { user_email: await existingUser('row-tenant') })),
       ],
     },
-    'storage failure, or any failure not listed': {
+    'deleteUser-500': {
       localOnly: true,
       elsewhere: { 'any failure not listed': ANY_FAILURE },
       run: async () => {
@@ -545,7 +547,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     },
   },
   'Edge limits (deployed stages)': {
-    'a `POST` to an operation whose `X-API-Key` is absent, not shaped like an issued key, or repeated': {
+    'edge-401': {
       run: async () => [
         probe('absent', await A('/v1/createUser', { user_email: 'a@example.com' }, { apiKey: null })),
         probe('not shaped like an issued key', await A('/v1/createUser', { user_email: 'a@example.com' }, { apiKey: 'wlk_short' })),
@@ -563,17 +565,17 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         ),
       ],
     },
-    'one API key over its budget of requests per window': {
+    'edge-429a': {
       notOverHttp:
         "a WAF rate rule: spending a stage's budget would refuse the whole suite; test/infra/edge-limits.test.ts holds the rule, status, body and Retry-After",
       run: async () => [],
     },
-    'one IP address over its budget (all requests, or those without a well-formed key)': {
+    'edge-429b': {
       notOverHttp:
         "a WAF rate rule: spending a stage's budget would refuse the whole suite; test/infra/edge-limits.test.ts holds the rule, status, body and Retry-After",
       run: async () => [],
     },
-    "an operation's body over 16 KiB, however large": {
+    'edge-413': {
       run: async () => [
         probe("an operation's body over 16 KiB: with a valid key", await A('/v1/deleteUser', undefined, { raw: OVERSIZED })),
         probe('however large: 1 MiB', await A('/v1/deleteUser', undefined, { raw: `{"user_email":"${'x'.repeat(1024 * 1024)}"}` })),
@@ -583,7 +585,9 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
 };
 
 const rows = contractRows();
-const scenarioOf = (row: ContractRow) => SCENARIOS[row.table]?.[row.case];
+/** Every scenario by its row's id (the tables above only group them). */
+const BY_ID: Record<string, Scenario> = Object.assign({}, ...Object.values(SCENARIOS));
+const scenarioOf = (row: ContractRow): Scenario | undefined => (Object.hasOwn(BY_ID, row.id) ? BY_ID[row.id] : undefined);
 /** Why a row is not run here, or undefined when it is. */
 function notRunHere(row: ContractRow): string | undefined {
   const scenario = scenarioOf(row);
@@ -616,31 +620,32 @@ async function mismatches(row: ContractRow, scenario: Scenario): Promise<string[
 
 describe('docs/api-contract.md, row by row', () => {
   it('reads the tables: the operations and the order of checks', () => {
-    expect([...new Set(rows.map((row) => row.table))]).toEqual([
-      'Order of checks',
-      'createUser',
-      'resetUserPassword',
-      'deleteUser',
-      'Edge limits (deployed stages)',
-    ]);
+    expect([...new Set(rows.map((row) => row.table))]).toEqual(['Order of checks', ...OPERATIONS, 'Edge limits (deployed stages)']);
   });
 
-  it('every row has a scenario (a new row needs one here, keyed by its table and its case text)', () => {
-    expect(rowsWithoutScenario(rows, SCENARIOS)).toEqual([]);
+  it('every row has its own id', () => {
+    expect(idProblems(rows)).toEqual([]);
   });
 
-  it('every scenario belongs to a row of the document (none left behind by a changed case text)', () => {
-    const names = new Set(rows.map(rowName));
-    const stale = Object.entries(SCENARIOS).flatMap(([table, cases]) => Object.keys(cases).map((text) => rowName({ table, case: text })));
-    expect(stale.filter((name) => !names.has(name))).toEqual([]);
+  it('every row has a scenario (a new row needs one here, keyed by its id)', () => {
+    expect(rowsWithoutScenario(rows, BY_ID)).toEqual([]);
+  });
+
+  it('every scenario belongs to a row of the document, in its table (none left behind by a removed row)', () => {
+    const ids = new Set(rows.map((row) => row.id));
+    expect(Object.keys(BY_ID).filter((id) => !ids.has(id))).toEqual([]);
+    for (const [table, scenarios] of Object.entries(SCENARIOS)) {
+      expect([table, Object.keys(scenarios).filter((id) => rows.find((row) => row.id === id)?.table !== table)]).toEqual([table, []]);
+    }
+    expect(Object.values(SCENARIOS).flatMap((scenarios) => Object.keys(scenarios))).toHaveLength(Object.keys(BY_ID).length);
   });
 
   it('where each row is held: as docs/api-contract.md says, and each test named for a row or a clause exists', () => {
     const held = (where: (row: ContractRow, scenario: Scenario) => boolean) =>
       rows.filter((row) => where(row, scenarioOf(row)!)).map((row) => `${row.table} ${row.status}`);
     expect(held((_, scenario) => Boolean(scenario.notOverHttp))).toEqual([
-      'createUser 400',
-      'resetUserPassword 400',
+      // The online password check's rows: every operation with a password field.
+      ...OPERATIONS.filter((operation) => DEFINITIONS[operation].policyFields.length > 0).map((operation) => `${operation} 400`),
       'Edge limits (deployed stages) 429',
       'Edge limits (deployed stages) 429',
     ]);
@@ -654,9 +659,7 @@ describe('docs/api-contract.md, row by row', () => {
       'Order of checks 400',
       'Order of checks 417',
       'Order of checks 431',
-      'createUser 500',
-      'resetUserPassword 500',
-      'deleteUser 500',
+      ...OPERATIONS.map((operation) => `${operation} 500`),
     ]);
     // Every row of the edge table says in its `where` cell that a deployed stage holds it.
     expect(rows.filter((row) => row.table.startsWith('Edge limits') && !/test:staging|test\/infra\//.test(row.where ?? ''))).toEqual([]);
@@ -730,7 +733,7 @@ describe('the check fails on an answer or a document that says otherwise', () =>
     const without = new Headers(answer!.headers);
     without.delete('allow');
     expect(rowMismatch(row, { ...answer!, headers: without })).toBe(
-      'Order of checks / another method on one of the three paths (answered with the header `Allow: POST`): header allow: documented POST, answered (absent)',
+      "Order of checks / another method on an operation's path (answered with the header `Allow: POST`): header allow: documented POST, answered (absent)",
     );
     const replayed = new Headers(answer!.headers);
     replayed.set('idempotent-replayed', 'true');
@@ -746,21 +749,21 @@ describe('the check fails on an answer or a document that says otherwise', () =>
 
   it('a clause added to a row, or a probe taken away, is named', async () => {
     const row = edited('unknown or revoked', 'unknown, revoked or suspended').find((c) => c.case.includes('suspended'))!;
-    const scenario = SCENARIOS['Order of checks']!['`X-API-Key` missing, empty, not shaped like an issued key, unknown or revoked']!;
+    const scenario = BY_ID[row.id]!;
     expect((await mismatches(row, scenario)).filter((problem) => problem.includes('no probe'))).toEqual([
       expect.stringContaining('no probe for the clause "suspended"'),
     ]);
     const lessened: Scenario = { run: async () => (await scenario.run()).filter((p) => !p.what.startsWith('revoked')) };
-    expect(await mismatches(rowOf('Order of checks', 401) && rows.find((r) => r.case.endsWith('unknown or revoked'))!, lessened)).toEqual([
+    expect(await mismatches(rows.find((r) => r.id === row.id)!, lessened)).toEqual([
       expect.stringContaining('no probe for the clause "revoked"'),
     ]);
   });
 
   it('a row added to the document without a scenario is named', () => {
     const added = edited(
-      "| the e-mail already exists in the caller's tool",
-      "| a password on the list of breached passwords                                                      | 400    | `user_password has appeared in a data breach: choose another.`                     |\n| the e-mail already exists in the caller's tool",
+      "| createUser-409  | the e-mail already exists in the caller's tool",
+      "| createUser-400z | a password on the list of breached passwords | 400    | `user_password has appeared in a data breach: choose another.` |\n| createUser-409  | the e-mail already exists in the caller's tool",
     );
-    expect(rowsWithoutScenario(added, SCENARIOS)).toEqual(['createUser / a password on the list of breached passwords']);
+    expect(rowsWithoutScenario(added, BY_ID)).toEqual(['createUser / a password on the list of breached passwords']);
   });
 });

@@ -1,7 +1,7 @@
 /** docs/api-contract.md "createUser", row by row. */
 
 import { describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { useTarget } from '../support/target';
 
 const suite = useTarget();

@@ -2,7 +2,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import type { ApiResponse, RequestOptions } from '../support/http-client';
 import { useTarget } from '../support/target';
 

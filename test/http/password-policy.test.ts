@@ -7,7 +7,7 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it, jest } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { useTarget } from '../support/target';
 
 // Each file starts a server and two owners (two argon2 hashes) and deletes what it made: slow on a busy machine.

@@ -2,10 +2,12 @@
 
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
+import { operationPath, OPERATIONS as REGISTERED } from '#contract/operations';
 import { apiClient } from '../support/http-client';
 import { useTarget } from '../support/target';
 
-const OPERATIONS = ['/v1/createUser', '/v1/resetUserPassword', '/v1/deleteUser'] as const;
+/** Every operation's path, from the registry. */
+const OPERATIONS = REGISTERED.map(operationPath);
 /** A well-formed key that no owner holds. */
 const UNKNOWN_KEY = `wlk_${'A'.repeat(43)}`;
 

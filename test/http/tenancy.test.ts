@@ -1,7 +1,7 @@
 /** Tenancy is a security boundary: to owner B, owner A's users do not exist. */
 
 import { describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { useTarget } from '../support/target';
 
 const suite = useTarget();

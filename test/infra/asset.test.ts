@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { build } from 'esbuild';
+import { CATALOGUE, DEFINITIONS } from '#contract/operations';
 import { ARGON2_ARM64_BINARY, ARGON2_PACKAGE, BLOCKLIST_SOURCE } from '../../lib/constructs/handler-function';
 import { OPERATIONS, type Operation } from '../../lib/user-management-stack';
 import { synthAssets } from './synth';
@@ -134,6 +135,27 @@ describe.each(OPERATIONS)('%s asset', (operation) => {
     expect(sources.filter((source) => source.startsWith('..') || source.startsWith('/'))).toEqual([]);
     expect(statSync(join(dir, 'index.mjs')).size).toBeLessThanOrEqual(300_000);
     expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+  });
+
+  it("carries its own operation's module, validator and messages, and no other operation's", () => {
+    const dir = assetDirs[operation];
+    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+    const { sources } = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+    const own = (name: Operation) => [
+      `functions/shared/contract/operations/${name}.ts`,
+      `functions/shared/contract/generated/validators/${name}.ts`,
+    ];
+    for (const source of own(operation)) expect(sources).toContain(source);
+    expect(code).toContain(JSON.stringify(CATALOGUE[operation].failureMessage));
+    for (const other of OPERATIONS.filter((name) => name !== operation)) {
+      expect(sources.filter((source) => own(other).includes(source))).toEqual([]);
+      const messages = Object.values(DEFINITIONS[other].messages).filter(
+        (message) => !Object.values(DEFINITIONS[operation].messages).includes(message),
+      );
+      expect(messages.filter((message) => code.includes(JSON.stringify(message)))).toEqual([]);
+    }
+    // The registry of every operation stays out: a new operation changes no other function's bundle.
+    expect(sources).not.toContain('functions/shared/contract/operations.ts');
   });
 
   it('carries the password blocklist in generated/ beside index.mjs, byte for byte the generated file', () => {

@@ -4,11 +4,10 @@
  * the local server's routes, the metrics' outcomes and the OpenAPI document, and nothing else does.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import type { CfnElement } from 'aws-cdk-lib';
-import { API_VERSION, CATALOGUE, OPERATIONS, operationPath } from '#contract/operations';
-import { SHAPES } from '#contract/schemas';
+import { API_VERSION, CATALOGUE, DEFINITIONS, OPERATIONS, operationPath } from '#contract/operations';
 import { outcomeOf } from '#http/middleware/request-metrics';
 import { buildOpenApiDocument, OPENAPI_PATH } from '../../codegen/openapi';
 import { LOCAL_OPERATION_PATHS } from '../../local/server';
@@ -37,8 +36,19 @@ function uriPathRegexes(): RegExp[] {
 }
 
 describe('the catalogue', () => {
-  it('names the operations the schemas describe, in the same order', () => {
-    expect(Object.keys(SHAPES)).toEqual([...OPERATIONS]);
+  it('registers every operation module (operations/<name>.ts) under the name it declares, and nothing else', () => {
+    const modules = readdirSync(new URL('../../functions/shared/contract/operations/', import.meta.url)).map((file) =>
+      file.replace(/\.ts$/, ''),
+    );
+    expect([...OPERATIONS].sort()).toEqual(modules.sort());
+    for (const name of OPERATIONS) expect(DEFINITIONS[name].name).toBe(name);
+  });
+
+  it('has a function folder for each operation and no other API function', () => {
+    const folders = readdirSync(new URL('../../functions/', import.meta.url)).filter((name) =>
+      existsSync(new URL(`../../functions/${name}/handler.ts`, import.meta.url)),
+    );
+    expect(folders.filter((name) => !OPERATIONS.includes(name as never)).sort()).toEqual(['publishLifecycleEvents']);
   });
 
   it('has no operation the stack, the local server or the OpenAPI document adds on its own', () => {
@@ -94,7 +104,7 @@ describe('the catalogue', () => {
     });
 
     it("counts its successes with the catalogue's outcome", () => {
-      expect(outcomeOf(operation, { statusCode: 200, body: '{}' })).toBe(entry.successOutcome);
+      expect(outcomeOf(DEFINITIONS[operation], { statusCode: 200, body: '{}' })).toBe(entry.successOutcome);
     });
   });
 });

@@ -55,6 +55,22 @@ export function statementsOfRole(template: Template, roleLogicalId: string) {
     }));
 }
 
+/**
+ * The alarms a stage has, by name: the stack's own (the API's 5xx rate, the functions' 500s, the
+ * lifecycle events' three, the online password check's when it is on) and, for every operation of
+ * the registry, its function's errors, throttles and p99 latency.
+ */
+export function expectedAlarmNames(stage: StageName, options: { breachCheck?: boolean } = {}): string[] {
+  const own = ['api-5xx-rate', 'function-500s', 'lifecycle-events-undelivered', 'lifecycle-events-dead-letters', 'lifecycle-events-lag'];
+  const perOperation = OPERATIONS.flatMap((operation) => [`${operation}-errors`, `${operation}-throttles`, `${operation}-p99-latency`]);
+  return [...own, ...(options.breachCheck ? ['breach-check-unavailable'] : []), ...perOperation]
+    .map((name) => `UserManagement-${stage}-${name}`)
+    .sort();
+}
+
+/** The log groups a stage keeps: one per operation's function, the stream consumer's, the API's access log and its execution log. */
+export const expectedLogGroupCount = (): number => OPERATIONS.length + 3;
+
 /** Synthesizes prod with real bundling (esbuild, npm install into each asset) into `dir`; each function's asset directory. */
 export function synthAssets(dir: string): Record<Operation, string> {
   const { app, stack } = buildApp({

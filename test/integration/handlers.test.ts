@@ -2,7 +2,7 @@
 
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { revokeKey } from '#domain/owners';
 import { hashPassword, verifyPassword } from '#domain/passwords';
 import { formatArgon2Setting, parseArgon2Setting } from '#platform/config';

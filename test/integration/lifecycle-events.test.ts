@@ -9,7 +9,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LifecycleEvent } from '#contract/lifecycle-events';
-import { MESSAGES, passwordOutOfPolicy } from '#contract/messages';
+import { passwordOutOfPolicy } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { LOCAL_TABLES } from '#store/local-engine';
 import { processStores } from '#store/stores';
 import { userPk } from '#store/table-layout';

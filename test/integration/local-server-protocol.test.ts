@@ -10,8 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MESSAGES } from '#contract/messages';
-import { OPERATIONS, operationPath } from '#contract/operations';
+import { ALL_MESSAGES as MESSAGES, OPERATIONS, operationPath } from '#contract/operations';
 import { OPENAPI_PATH } from '../../codegen/openapi';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
 import { exchangeRaw, parseAnswers, type RawAnswer } from '../support/raw-http';

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { validators } from '#contract/generated/validators';
+import { validators } from '#contract/generated/validators/index';
 import { keySecrets, RECORD_LIFETIME_SECONDS } from '#domain/idempotency';
 import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
 import { processStores } from '#store/stores';

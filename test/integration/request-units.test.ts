@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { OPERATIONS } from '#contract/operations';
 import { processStores } from '#store/stores';
 import { measureRequestUnits, type RequestUnits } from '../../bench/measurements/request-units';
 import { itemBytes } from '../../bench/request-units';
@@ -59,7 +60,7 @@ describe('each request, once', () => {
   });
 
   it('an Idempotency-Key adds its claim and its completion on the idempotency table, and nothing to the stream', () => {
-    for (const op of ['createUser', 'resetUserPassword', 'deleteUser'] as const) {
+    for (const op of OPERATIONS) {
       const { units, localUnits, ...rest } = measured.withIdempotencyKey[op];
       const { units: plain, localUnits: _plainLocal, ...plainRest } = measured.operations[op];
       expect(units.idempotency).toEqual({ writeUnits: 2, readUnits: 0 });

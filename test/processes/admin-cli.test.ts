@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
+import { OPERATIONS } from '#contract/operations';
 import { digestApiKey } from '#domain/api-keys';
 import { hourOf } from '#domain/owners';
 import { processStores } from '#store/stores';
@@ -36,7 +37,7 @@ describe('admin CLI', () => {
       owner_email: email,
       key_id: expect.stringMatching(/^key_[0-9a-f]{16}$/),
       api_key: expect.stringMatching(/^wlk_[A-Za-z0-9_-]{43}$/),
-      operations: ['createUser', 'resetUserPassword', 'deleteUser'],
+      operations: [...OPERATIONS],
       expires_at: null,
     });
     expect((await stores.owners.findApiKey(digestApiKey(first.api_key)))?.ownerEmail).toBe(email);
@@ -84,7 +85,7 @@ describe('admin CLI', () => {
     expect(Object.keys(scoped)).toEqual(['owner_email', 'key_id', 'api_key', 'operations', 'expires_at']);
     expect([scoped.operations, scoped.expires_at]).toEqual([['createUser'], '2099-12-31T21:00:00.000Z']);
     const dated = JSON.parse((await admin('issue-key', email, '--expires-at', '2099-06-01')).stdout);
-    expect([dated.operations, dated.expires_at]).toEqual([['createUser', 'resetUserPassword', 'deleteUser'], '2099-06-01T00:00:00.000Z']);
+    expect([dated.operations, dated.expires_at]).toEqual([[...OPERATIONS], '2099-06-01T00:00:00.000Z']);
 
     // The scoped key works for its operation (in process, as Lambda calls it) and is refused outside it.
     const user = uniqueEmail('cli-scoped-user');
@@ -117,7 +118,7 @@ describe('admin CLI', () => {
       revoked_at: null,
       last_used_at: hour,
     });
-    expect(keys[2]).toMatchObject({ operations: ['createUser', 'resetUserPassword', 'deleteUser'], last_used_at: null });
+    expect(keys[2]).toMatchObject({ operations: [...OPERATIONS], last_used_at: null });
     // Never a key, nor a digest.
     for (const { api_key } of [owner, scoped, dated]) {
       expect(listed.stdout).not.toContain(api_key.slice(4));

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { chromium } from 'playwright-core';
+import { operationPath, OPERATIONS as REGISTERED } from '#contract/operations';
 import { OPENAPI_PATH } from '../../codegen/openapi';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
 import { tryItOut } from '../support/swagger-ui';
@@ -27,7 +28,8 @@ const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const OPERATIONS = ['/v1/createUser', '/v1/resetUserPassword', '/v1/deleteUser'];
+/** Every operation's path, from the registry. */
+const OPERATIONS = REGISTERED.map(operationPath);
 
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let workDir: string;
@@ -41,7 +43,7 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-it('GET /docs shows the three operations, with nothing loaded from outside the server', async () => {
+it('GET /docs shows every operation, with nothing loaded from outside the server', async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
   const context = await chromium.launchPersistentContext(join(workDir, 'profile'), {
     executablePath: CHROMIUM,

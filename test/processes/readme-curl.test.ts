@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { OPERATIONS } from '#contract/operations';
 import { newOwner, startLocalServer } from '../support/local';
 
 /** Where the README's commands point: `npm start`'s address. */
@@ -58,8 +59,8 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 describe('README.md Quick start', () => {
-  it('has the three operations as curl examples', () => {
-    expect(examples.map((e) => /\/v1\/(\w+)/.exec(e.command)?.[1])).toEqual(['createUser', 'resetUserPassword', 'deleteUser']);
+  it('has every operation as a curl example, in route order', () => {
+    expect(examples.map((e) => /\/v1\/(\w+)/.exec(e.command)?.[1])).toEqual([...OPERATIONS]);
   });
 
   // In order: each step works on the user the previous one created.

@@ -15,7 +15,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from '@jest/globals';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
-import { MESSAGES } from '#contract/messages';
+import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
 import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';

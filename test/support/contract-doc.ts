@@ -13,9 +13,11 @@ import { fileURLToPath } from 'node:url';
 export const CONTRACT_DOC = fileURLToPath(new URL('../../docs/api-contract.md', import.meta.url));
 
 export interface ContractRow {
+  /** The row's stable id (its `id` cell, e.g. `order-401b`): the key of its scenario, so the case text stays free to edit. */
+  readonly id: string;
   /** The heading the table sits under, e.g. `createUser` or `Order of checks`. */
   readonly table: string;
-  /** The row's case cell as written (backticks included): the key of its scenario. */
+  /** The row's case cell as written (backticks included): each clause needs a probe. */
   readonly case: string;
   readonly status: number;
   /** The body cell as written. */
@@ -50,12 +52,14 @@ export function contractRows(markdown: string = readFileSync(CONTRACT_DOC, 'utf8
     const statusColumn = header.indexOf('status');
     const bodyColumn = header.findIndex((name) => name === 'message' || name.startsWith('body'));
     const whereColumn = header.indexOf('where');
+    const idColumn = header.indexOf('id');
     i += 2;
     for (; i < lines.length && lines[i]!.startsWith('|'); i++) {
       if (caseColumn < 0 || statusColumn < 0 || bodyColumn < 0) continue;
       const row = cells(lines[i]!);
       if (!/^\d{3}$/.test(row[statusColumn] ?? '') || !row[bodyColumn]?.startsWith('`')) continue;
       rows.push({
+        id: idColumn >= 0 ? (row[idColumn] ?? '') : '',
         table: heading,
         case: row[caseColumn]!,
         status: Number(row[statusColumn]),
@@ -179,8 +183,16 @@ export function uncoveredClauses(row: Pick<ContractRow, 'case'>, labels: readonl
 }
 
 /** The rows no scenario covers, by name (the suite fails naming them). */
-export const rowsWithoutScenario = (rows: readonly ContractRow[], scenarios: Readonly<Record<string, Readonly<Record<string, unknown>>>>) =>
-  rows.filter((row) => !scenarios[row.table]?.[row.case]).map(rowName);
+export const rowsWithoutScenario = (rows: readonly ContractRow[], scenarios: Readonly<Record<string, unknown>>) =>
+  rows.filter((row) => row.id === '' || !Object.hasOwn(scenarios, row.id)).map(rowName);
+
+/** Ids given to more than one row, or rows without one: each row's id must be its own. */
+export const idProblems = (rows: readonly ContractRow[]) => [
+  ...rows.filter((row) => row.id === '').map((row) => `${rowName(row)}: no id`),
+  ...[...new Set(rows.map((row) => row.id))]
+    .filter((id) => id !== '' && rows.filter((row) => row.id === id).length > 1)
+    .map((id) => `${id}: more than one row`),
+];
 
 // ---------------------------------------------------------------------------------------------
 // The messages the document quotes, against the code's

@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
 import { backoffDelay, DEFAULT_RETRY_POLICY, IN_PROGRESS_MESSAGE, parseRetryAfter } from '../../packages/client/src/index';
-import { CLIENT_TYPES_PATH, generateClientTypes } from '../../scripts/client-types';
+import { CLIENT_OPERATIONS_PATH, CLIENT_TYPES_PATH, generateClientOperations, generateClientTypes } from '../../scripts/client-types';
 
 describe('packages/client/src/generated/openapi.ts', () => {
   it('is what `npm run client:types` generates from openapi.json now (run it when this fails)', async () => {
     expect(readFileSync(CLIENT_TYPES_PATH, 'utf8')).toBe(await generateClientTypes());
+    expect(readFileSync(CLIENT_OPERATIONS_PATH, 'utf8')).toBe(generateClientOperations());
   }, 30_000);
 });
 

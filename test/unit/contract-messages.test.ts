@@ -9,7 +9,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import * as messages from '#contract/messages';
+import * as sharedMessages from '#contract/messages';
+import { DEFINITIONS } from '#contract/operations';
 import { usageCommands } from '../../admin/command-usage';
 import { KEY_USAGE } from '../../admin/key-commands';
 import { POLICY_USAGE } from '../../admin/policy-commands';
@@ -36,6 +37,8 @@ function answeringSources(root: string): string[] {
 /** The admin commands (`list-keys <email>` in prose is a command, not a message). */
 const ADMIN_COMMANDS = usageCommands([KEY_USAGE, POLICY_USAGE, TRANSFER_USAGE, REAPPLY_USAGE, REPLAY_USAGE].join('\n'));
 const document = readFileSync(CONTRACT_DOC, 'utf8');
+/** The messages: the shared ones (messages.ts, its functions as templates) and each operation module's own. */
+const messages = { ...sharedMessages, operations: Object.values(DEFINITIONS).map((definition) => definition.messages) };
 const sources = answeringSources(ROOT);
 
 describe("docs/api-contract.md's messages and the code's, both ways", () => {

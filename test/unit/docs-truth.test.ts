@@ -77,6 +77,7 @@ const READ_BY_LIBRARIES: Record<string, string> = { POWERTOOLS_LOG_LEVEL: 'Power
 /** Paths a how-to tells the reader to create, or a command writes. */
 const EXAMPLE_PATHS: Record<string, string> = {
   'functions/suspendUser/handler.ts': 'CONTRIBUTING, "Adding an operation"',
+  'functions/shared/contract/operations/suspendUser.ts': 'CONTRIBUTING, "Adding an operation"',
   'bench/RESULTS.json': 'written by npm run bench and committed with a bench run (ADR 21); absent until the first such run',
 };
 

@@ -57,7 +57,7 @@ describe('the layer check', () => {
     [
       "a module the sign-in entry reaches importing the contract's validators",
       'store/sign-in-store.ts',
-      "import '#contract/generated/validators';",
+      "import '#contract/generated/validators/index';",
       'sign-in-is-not-the-pipeline',
     ],
     // Its messages (plain text) it may share: changePassword refuses in the API's words.

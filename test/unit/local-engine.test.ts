@@ -42,9 +42,8 @@ const FUNCTION_TIMEOUT_SECONDS = Object.fromEntries(OPERATIONS.map((operation) =
 
 describe('function timeouts', () => {
   it('the local Lambda context gets each operation its deployed timeout', () => {
-    expect(FUNCTION_TIMEOUT_SECONDS).toEqual({ createUser: 10, resetUserPassword: 10, deleteUser: 25 });
-    expect(functionTimeoutMs('deleteUser')).toBe(25_000);
-    expect(functionTimeoutMs('createUser')).toBe(10_000);
-    expect(functionTimeoutMs('test')).toBe(10_000);
+    for (const operation of OPERATIONS) expect(functionTimeoutMs(operation)).toBe(FUNCTION_TIMEOUT_SECONDS[operation]! * 1000);
+    // A name that is no operation gets the shortest of them.
+    expect(functionTimeoutMs('test')).toBe(Math.min(...Object.values(FUNCTION_TIMEOUT_SECONDS)) * 1000);
   });
 });

@@ -6,12 +6,11 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import type { OperationName } from '#contract/operations';
-import { operationSchemas, POLICY_FIELDS } from '#contract/schemas';
-import { validateBody } from '#http/middleware/validate-body';
+import { type OperationName, operationSchemas, POLICY_FIELDS } from '#contract/operations';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy, readConfig } from '#platform/config';
 import { buildOpenApiDocument, EMAIL_PATTERN, OPENAPI_PATH, serializeOpenApiDocument } from '../../codegen/openapi';
 import { refusedByLists } from '../support/password-lists';
+import { validationStep } from '../support/validation';
 
 type Examples = Record<string, { value: unknown; 'x-request-body'?: unknown }>;
 interface Operation {
@@ -262,7 +261,7 @@ describe('passwords in other normal forms: the service is never more lenient tha
 
 /** Whether the service's validation step (precompiled validators plus the password policy) lets the body through. */
 function serviceAccepts(name: OperationName, policy: PasswordPolicy): (body: unknown) => boolean {
-  const before = validateBody(operationSchemas(policy)[name]).before as (request: { event: { body: unknown } }) => void;
+  const before = validationStep(name, policy).before as (request: { event: { body: unknown } }) => void;
   return (body) => {
     try {
       before({ event: { body: structuredClone(body) } });

@@ -1,14 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
-import { operationSchemas } from '#contract/schemas';
-import { validateBody } from '#http/middleware/validate-body';
+import type { OperationName } from '#contract/operations';
+import { validationStep } from '../support/validation';
 
 const policy = { minLength: 8, maxLength: 1024 };
-const schemas = operationSchemas(policy);
 
 /** Runs a body through the operation's validation step; returns the 400 message, or the normalised body. */
-function check(operation: keyof typeof schemas, body: Record<string, unknown>): string | Record<string, unknown> {
-  const middleware = validateBody(schemas[operation]);
+function check(operation: OperationName, body: Record<string, unknown>): string | Record<string, unknown> {
+  const middleware = validationStep(operation, policy);
   const event = { body: structuredClone(body) };
   try {
     (middleware.before as (r: unknown) => void)({ event });
@@ -115,8 +114,7 @@ describe('deleteUser schema', () => {
 
 describe('password policy', () => {
   it('is configurable per deployment and named in the message', () => {
-    const strict = operationSchemas({ minLength: 12, maxLength: 64 });
-    const middleware = validateBody(strict.resetUserPassword);
+    const middleware = validationStep('resetUserPassword', { minLength: 12, maxLength: 64 });
     expect(() =>
       (middleware.before as (r: unknown) => void)({ event: { body: { user_email: 'a@example.com', new_password: 'elevenchars' } } }),
     ).toThrow('new_password must be between 12 and 64 characters.');

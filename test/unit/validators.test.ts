@@ -3,16 +3,18 @@
  * answer exactly as ajv compiling each operation's full JSON Schema would, on any body.
  */
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import transform from 'ajv-keywords/dist/keywords/transform.js';
 import fc from 'fast-check';
-import { messageFor, operationSchemas, POLICY_FIELDS } from '#contract/schemas';
-import { validateBody } from '#http/middleware/validate-body';
-import { buildValidatorsModule, VALIDATORS_PATH } from '../../codegen/validators';
+import { OPERATIONS, operationSchemas, POLICY_FIELDS } from '#contract/operations';
+import { messageFor } from '#contract/schemas';
+import { buildValidatorModules, VALIDATORS_DIR } from '../../codegen/validators';
 import { refusedByLists } from '../support/password-lists';
+import { validationStep } from '../support/validation';
 
 /** The reference: the full schema compiled live, with the options the pipeline always used. */
 function reference(schema: object) {
@@ -43,17 +45,32 @@ const POLICIES = [
 ];
 
 describe('precompiled validators', () => {
-  it('are what npm run build:validators writes from schemas.ts', () => {
-    expect(readFileSync(VALIDATORS_PATH, 'utf8')).toBe(buildValidatorsModule());
+  it('are what npm run build:validators writes from the operation modules: one module per operation, none left over', () => {
+    const fresh = buildValidatorModules();
+    const committed = Object.fromEntries(
+      readdirSync(VALIDATORS_DIR).map((name) => [name, readFileSync(join(VALIDATORS_DIR, name), 'utf8')]),
+    );
+    expect(committed).toEqual(fresh);
+    for (const name of OPERATIONS) expect(Object.keys(fresh)).toContain(`${name}.ts`);
+  });
+
+  it("each operation's module holds its own validator and no other operation's", () => {
+    const fresh = buildValidatorModules();
+    for (const name of OPERATIONS) {
+      const others = OPERATIONS.filter((other) => other !== name);
+      const text = fresh[`${name}.ts`]!;
+      expect(text).toContain(`from functions/shared/contract/operations/${name}.ts`);
+      for (const other of others) expect(text).not.toContain(other);
+    }
   });
 
   for (const policy of POLICIES) {
     const schemas = operationSchemas(policy);
-    for (const name of Object.keys(schemas) as (keyof typeof schemas)[]) {
+    for (const name of OPERATIONS) {
       it(`${name}, policy ${policy.minLength}-${policy.maxLength}: same verdict, message and normalised body as the full schema`, () => {
         const { schema, rows } = schemas[name];
         const full = reference(schema);
-        const middleware = validateBody(schemas[name]);
+        const middleware = validationStep(name, policy);
         fc.assert(
           fc.property(bodies, (body) => {
             fc.pre(!refusedByLists(POLICY_FIELDS[name], body));

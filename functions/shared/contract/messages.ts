@@ -1,4 +1,7 @@
-/** Every message the API returns, byte for byte as docs/api-contract.md lists them. */
+/**
+ * The messages every operation shares, byte for byte as docs/api-contract.md lists them; the
+ * messages only one operation answers are in its module (operations/<name>.ts).
+ */
 
 import type { PasswordPolicy } from '#platform/config';
 
@@ -24,15 +27,7 @@ export const MESSAGES = {
   userEmailMissing: 'user_email is missing',
   userEmailInvalid: 'user_email is invalid.',
   shouldResetInvalid: 'should_reset_password must be "true" or "false".',
-  userExists: 'User already exists.',
   userNotFound: 'User not found.',
-  createFailed: 'Failed to create user',
-  passwordReset: 'Password reset successfully.',
-  resetWhiteLabel: 'Unauthorized: Cannot reset password for a white label user.',
-  resetFailed: 'Failed to reset password.',
-  userDeleted: 'User and all associated data deleted successfully.',
-  deleteWhiteLabel: 'Unauthorized: Cannot delete a white label user.',
-  deleteFailed: 'Failed to delete user and associated data.',
   idempotencyKeyInvalid: 'Idempotency-Key is invalid.',
   idempotencyKeyReused: 'Idempotency-Key was already used with a different request.',
   idempotencyInProgress: 'A request with this Idempotency-Key is still being processed.',

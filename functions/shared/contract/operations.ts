@@ -1,83 +1,63 @@
 /**
- * The catalogue: one entry per operation, and the one place an operation's facts live. The
- * pipeline (failure message, metrics), the CDK stack (functions, grants, memory, timeouts, routes,
- * WAF paths), the local server (routes, Lambda deadlines) and the OpenAPI builder all read it;
- * test/unit/catalogue.test.ts fails when one of them misses an entry.
+ * The registry: the operations, one module each (operations/<name>.ts), and everything that is
+ * per operation built from them. The CDK stack (functions, grants, memory, timeouts, routes, WAF
+ * paths), the local server (routes, Lambda deadlines), the OpenAPI builder, the admin CLI, the
+ * bench, the capacity model and the tests read it; a function's handler imports only its own
+ * module. Adding an operation: its module, one line below (CONTRIBUTING.md, "Adding an operation").
  */
 
-import { MESSAGES } from './messages';
+import type { PasswordPolicy } from '#platform/config';
+import { API_VERSION, type OperationDefinition, type OperationEntry } from './define-operation';
+import { MESSAGES as SHARED_MESSAGES } from './messages';
+import { createUser } from './operations/createUser';
+import { deleteUser } from './operations/deleteUser';
+import { resetUserPassword } from './operations/resetUserPassword';
+import { type OperationSchema, operationSchema } from './schemas';
 
-/** The version prefix of every path: `{base_url}/v1/<operation>`. */
-export const API_VERSION = 'v1';
+export { API_VERSION, type DynamoDbAction, type OperationEntry } from './define-operation';
 
-/** The DynamoDB actions a function may be granted on a table. */
-export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';
+/** Every operation's module, in route order. */
+export const DEFINITIONS = { createUser, resetUserPassword, deleteUser } as const;
 
-export interface OperationEntry {
-  /** The contract's 500 message, answered for anything unexpected. */
-  readonly failureMessage: string;
-  /** The `outcome` metric dimension of a successful request. */
-  readonly successOutcome: string;
-  /**
-   * The function's timeout. Under API Gateway's 29 s integration timeout, so the caller gets the
-   * function's own answer (middy answers 500 ms before the limit); the local server's Lambda
-   * context has the same deadline.
-   */
-  readonly timeoutSeconds: number;
-  /** DynamoDB actions on the users table beyond the GetItem every operation needs (the function's grant). */
-  readonly usersTableActions: readonly DynamoDbAction[];
-  /** Lambda memory (MB): CPU on Lambda. Chosen by the bench's memory model (bench/README.md). */
-  readonly memoryMb: number;
-  /** OpenAPI summary; also the function's description. */
-  readonly summary: string;
-  /** OpenAPI description. */
-  readonly description: string;
-}
-
-/** The operations, in route order. */
-export const CATALOGUE = {
-  createUser: {
-    failureMessage: MESSAGES.createFailed,
-    successOutcome: 'created',
-    timeoutSeconds: 10,
-    usersTableActions: ['PutItem'],
-    memoryMb: 1769,
-    summary: 'Create a user',
-    description:
-      "Creates a new user in the caller's white-label tool. No notification is sent to the new user. " +
-      "When `user_password` is absent the service generates one (24 characters; as many as the policy's minimum when that is higher, never more than its maximum) and returns it: the only time the caller sees it.",
-  },
-  resetUserPassword: {
-    failureMessage: MESSAGES.resetFailed,
-    successOutcome: 'reset',
-    timeoutSeconds: 10,
-    usersTableActions: ['UpdateItem'],
-    memoryMb: 1769,
-    summary: 'Reset a user password',
-    description:
-      'Sets a new password for the specified user. No notification is sent to the user. `should_reset_password` is left as it was.',
-  },
-  deleteUser: {
-    failureMessage: MESSAGES.deleteFailed,
-    successOutcome: 'deleted',
-    // A large item collection takes several batch rounds.
-    timeoutSeconds: 25,
-    usersTableActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
-    memoryMb: 1536,
-    summary: 'Delete a user',
-    description:
-      "Deletes a user from the caller's white-label tool, together with all data associated with that user. No notification is sent to the user. " +
-      'A delete that fails half way leaves the user in place, so a retry finishes the job.',
-  },
-} as const satisfies Record<string, OperationEntry>;
-
-export type OperationName = keyof typeof CATALOGUE;
+export type OperationName = keyof typeof DEFINITIONS;
 
 /** The operations' names, in route order. */
-export const OPERATIONS = Object.keys(CATALOGUE) as readonly OperationName[];
+export const OPERATIONS = Object.keys(DEFINITIONS) as readonly OperationName[];
+
+/** A record with one value per operation, in route order. */
+const perOperation = <T>(value: (definition: (typeof DEFINITIONS)[OperationName]) => T): Record<OperationName, T> =>
+  Object.fromEntries(OPERATIONS.map((name) => [name, value(DEFINITIONS[name])])) as Record<OperationName, T>;
+
+/** The catalogue: each operation's entry (failure message, outcome, timeout, grants, memory, texts). */
+export const CATALOGUE: Record<OperationName, OperationEntry> = perOperation((definition) => definition.entry);
+
+/** Each operation's body without the password policy: what its generated validator was compiled from. */
+export const SHAPES = perOperation((definition) => definition.shape);
+
+/** The fields each operation holds to the password policy. */
+export const POLICY_FIELDS: Record<OperationName, readonly string[]> = perOperation((definition) => definition.policyFields);
+
+/** Every operation's schema and contract rows for a deployment's password policy. */
+export const operationSchemas = (policy: PasswordPolicy): Record<OperationName, OperationSchema> =>
+  perOperation((definition) => operationSchema(definition, policy));
+
+/**
+ * Every message the API can answer: the shared ones (messages.ts) and each operation's own, byte
+ * for byte as docs/api-contract.md lists them (for the tests and the document's checks).
+ */
+export const ALL_MESSAGES = Object.assign(
+  {},
+  SHARED_MESSAGES,
+  ...OPERATIONS.map((name) => DEFINITIONS[name].messages),
+) as typeof SHARED_MESSAGES & UnionToIntersection<(typeof DEFINITIONS)[OperationName]['messages']>;
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** `/v1/<operation>`: the path below the API's base URL. */
 export const operationPath = (operation: OperationName): string => `/${API_VERSION}/${operation}`;
 
 /** Whether `name` is one of the operations. */
-export const isOperationName = (name: string): name is OperationName => Object.hasOwn(CATALOGUE, name);
+export const isOperationName = (name: string): name is OperationName => Object.hasOwn(DEFINITIONS, name);
+
+/** Any operation's module, for code that serves whichever it is given. */
+export type AnyOperation = OperationDefinition<OperationName>;

@@ -1,18 +1,17 @@
 /**
- * One JSON Schema per operation, and the contract's rows for its validation
- * errors, in the contract's order: where several rows apply, the first wins.
- * The shape of each body (SHAPES) is precompiled into generated/validators.ts
- * (`npm run build:validators`); the password policy is deployment config and is
- * checked beside it, in the same validation step.
+ * What every operation's JSON Schema and contract rows are made of (each operation module,
+ * `operations/<name>.ts`, writes its own from these), and how an ajv error finds its row: in the
+ * contract's order, where several rows apply, the first wins. Each body's shape is precompiled
+ * into generated/validators/<name>.ts (`npm run build:validators`); the password policy is
+ * deployment config and is checked beside it, in the same validation step.
  */
 
 import type { ErrorObject } from 'ajv';
 import type { PasswordPolicy } from '#platform/config';
-import { MESSAGES, passwordBreached, passwordGuessable, passwordOutOfPolicy, unknownParameter } from './messages';
-import type { OperationName } from './operations';
+import { passwordBreached, passwordGuessable, passwordOutOfPolicy, unknownParameter } from './messages';
 
 /** An e-mail address, trimmed and lower-cased before it is checked (and stored). */
-const email = {
+export const email = {
   type: 'string',
   transform: ['trim', 'toLowerCase'],
   minLength: 1,
@@ -20,39 +19,25 @@ const email = {
   format: 'email',
 } as const;
 
-/** A password's shape; its lengths come from the deployment's policy (see {@link operationSchemas}). */
-const password = { type: 'string' } as const;
+/** A password's shape; its lengths come from the deployment's policy (see {@link withPolicy}). */
+export const password = { type: 'string' } as const;
 
-const body = (properties: Record<string, object>, required: string[]) => ({
+/** A JSON object body: these members, these required, no other. */
+export const body = (properties: Record<string, object>, required: string[]) => ({
   type: 'object',
   properties,
   required,
   additionalProperties: false,
 });
 
-/** Each operation's body without the password policy: what generated/validators.ts was compiled from. */
-export const SHAPES = {
-  createUser: body(
-    {
-      user_email: email,
-      user_password: password,
-      should_reset_password: { enum: ['true', 'false', true, false] },
-    },
-    ['user_email'],
-  ),
-  resetUserPassword: body({ user_email: email, new_password: password }, ['user_email', 'new_password']),
-  deleteUser: body({ user_email: email }, ['user_email']),
-} satisfies Record<OperationName, ReturnType<typeof body>>;
+/** A body's shape without the password policy: what a generated validator is compiled from. */
+export type BodyShape = ReturnType<typeof body>;
 
-/** The fields each operation holds to the password policy. */
-export const POLICY_FIELDS: Record<OperationName, readonly string[]> = {
-  createUser: ['user_password'],
-  resetUserPassword: ['new_password'],
-  deleteUser: [],
-};
+/** The body that names one user and nothing else: what the admin CLI and the import check an e-mail with. */
+export const USER_EMAIL_BODY = body({ user_email: email }, ['user_email']);
 
 /** The shape with the policy's lengths on its password fields: the body's full JSON Schema. */
-function withPolicy(shape: ReturnType<typeof body>, fields: readonly string[], policy: PasswordPolicy) {
+export function withPolicy(shape: BodyShape, fields: readonly string[], policy: PasswordPolicy) {
   const properties = Object.fromEntries(
     Object.entries(shape.properties).map(([name, schema]) => [
       name,
@@ -79,56 +64,40 @@ export interface OperationSchema {
   /** The body's JSON Schema under the deployment's password policy (what the API documents). */
   readonly schema: object;
   readonly rows: readonly Row[];
-  /** Which precompiled validator checks the body's shape. */
-  readonly operation: OperationName;
+  /** The operation whose precompiled validator checks the body's shape. */
+  readonly operation: string;
   /** The fields held to `policy`, checked in the same step as the shape. */
   readonly policyFields: readonly string[];
   readonly policy: PasswordPolicy;
 }
 
-const row = (fields: Row['fields'], failures: Failure[], message: string | ((field: string) => string)): Row => ({
+export const row = (fields: Row['fields'], failures: Failure[], message: string | ((field: string) => string)): Row => ({
   fields,
   failures,
   message: typeof message === 'string' ? () => message : message,
 });
 
-const unknownRow = row('*', ['unknown'], unknownParameter);
+/** The row every operation has, second: a member the body may not have. */
+export const unknownRow = row('*', ['unknown'], unknownParameter);
 
-const operationSchema = (operation: OperationName, policy: PasswordPolicy, rows: Row[]): OperationSchema => ({
-  schema: withPolicy(SHAPES[operation], POLICY_FIELDS[operation], policy),
-  rows,
-  operation,
-  policyFields: POLICY_FIELDS[operation],
+/** The rows of a password field under the policy: out of its lengths (or absent, when `missing`), guessable, breached. */
+export const passwordRows = (field: string, policy: PasswordPolicy, failures: Failure[] = ['invalid']): Row[] => [
+  row([field], failures, passwordOutOfPolicy(field, policy)),
+  row([field], ['guessable'], passwordGuessable),
+  row([field], ['breached'], passwordBreached),
+];
+
+/** An operation's schema for a deployment's policy: its shape with the policy, and its rows. */
+export const operationSchema = (
+  operation: { name: string; shape: BodyShape; policyFields: readonly string[]; rows: (policy: PasswordPolicy) => Row[] },
+  policy: PasswordPolicy,
+): OperationSchema => ({
+  schema: withPolicy(operation.shape, operation.policyFields, policy),
+  rows: operation.rows(policy),
+  operation: operation.name,
+  policyFields: operation.policyFields,
   policy,
 });
-
-/** The three operations' schemas for a deployment's password policy. */
-export function operationSchemas(policy: PasswordPolicy) {
-  return {
-    createUser: operationSchema('createUser', policy, [
-      row(['user_email'], ['missing'], MESSAGES.userEmailMissing),
-      unknownRow,
-      row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
-      row(['user_password'], ['missing', 'invalid'], passwordOutOfPolicy('user_password', policy)),
-      row(['user_password'], ['guessable'], passwordGuessable),
-      row(['user_password'], ['breached'], passwordBreached),
-      row(['should_reset_password'], ['missing', 'invalid'], MESSAGES.shouldResetInvalid),
-    ]),
-    resetUserPassword: operationSchema('resetUserPassword', policy, [
-      row(['user_email', 'new_password'], ['missing'], MESSAGES.missingParameters),
-      unknownRow,
-      row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
-      row(['new_password'], ['invalid'], passwordOutOfPolicy('new_password', policy)),
-      row(['new_password'], ['guessable'], passwordGuessable),
-      row(['new_password'], ['breached'], passwordBreached),
-    ]),
-    deleteUser: operationSchema('deleteUser', policy, [
-      row(['user_email'], ['missing'], MESSAGES.missingParameters),
-      unknownRow,
-      row(['user_email'], ['invalid'], MESSAGES.userEmailInvalid),
-    ]),
-  } satisfies Record<OperationName, OperationSchema>;
-}
 
 /** Which field an ajv error is about, and how it failed (ajv must run with `verbose` for `data`). */
 export function classify(error: ErrorObject): { field: string; failure: Failure } {

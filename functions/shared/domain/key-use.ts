@@ -5,7 +5,7 @@
 
 import { logger } from '#platform/logger';
 import { ExpiringLruCache } from '#platform/lru-cache';
-import { type ApiKeyRecord, hourOf, type OwnerStore } from './owners';
+import { type ApiKeyRecord, hourOf, type OwnerStore } from './key-check';
 
 const MAX_REMEMBERED_KEYS = 1_000;
 const HOUR_MS = 3_600_000;

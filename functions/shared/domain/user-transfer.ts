@@ -3,7 +3,7 @@
  * is written, and the line an export writes. Plain rules; the admin CLI reads and writes the files.
  */
 
-import { validators } from '#contract/generated/validators';
+import { validator as userEmailValidator } from '#contract/generated/validators/userEmail';
 import type { PasswordPolicy } from '#platform/config';
 import { duplicateName } from '#platform/json-names';
 import { normalizeEmail } from './email';
@@ -89,7 +89,7 @@ export function decideLine(text: string, policy: PasswordPolicy, ownerEmail: str
   const fail = (reason: string): LineDecision => ({ failed: reason, userEmail: given });
   if (duplicate !== undefined) return fail(IMPORT_REASONS.duplicateField(duplicate));
   // The API's own e-mail rule (trimmed, lower-cased, at most 254 characters).
-  if (given === null || !validators.deleteUser({ user_email: given })) return fail(IMPORT_REASONS.invalidEmail);
+  if (given === null || !userEmailValidator({ user_email: given })) return fail(IMPORT_REASONS.invalidEmail);
   const email = normalizeEmail(given);
   const { password_hash: hash, user_password: password, should_reset_password: shouldReset, created_at: createdAt } = line;
   if (hash === undefined && password === undefined) return fail(IMPORT_REASONS.noPassword);

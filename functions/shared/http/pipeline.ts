@@ -9,8 +9,8 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { CATALOGUE, type OperationName } from '#contract/operations';
-import { operationSchemas, POLICY_FIELDS } from '#contract/schemas';
+import type { OperationDefinition } from '#contract/define-operation';
+import type { OperationName } from '#contract/operations';
 import { keyUseRecorder } from '#domain/key-use';
 import { withNfcPasswords } from '#domain/password-policy';
 import type { Owner } from '#domain/users';
@@ -25,11 +25,10 @@ import { type IdempotentContext, idempotency } from './middleware/idempotency';
 import { parseBody } from './middleware/parse-body';
 import { requestMetrics } from './middleware/request-metrics';
 import { shapeErrors } from './middleware/shape-errors';
-import { validateBody } from './middleware/validate-body';
+import { type CompiledValidator, validateBody } from './middleware/validate-body';
 
 // Configuration is read and checked, and the stores built, once: at cold start.
 const { config, stores } = processStores();
-const schemas = operationSchemas(config.passwordPolicy);
 // One per process, shared by the operations it serves: last_used_at is written once an hour per key.
 const recordKeyUse = keyUseRecorder(stores.owners);
 // The stage's online password check, when it has one (off by default).
@@ -44,8 +43,10 @@ export interface OperationInput<Body> {
 }
 
 export interface OperationSpec<Body> {
-  /** The catalogue entry (functions/shared/contract/operations.ts): its failure message answers anything unexpected. */
-  readonly name: OperationName;
+  /** The operation's module (functions/shared/contract/operations/<name>.ts): its failure message answers anything unexpected. */
+  readonly contract: OperationDefinition<OperationName>;
+  /** Its generated validator (functions/shared/contract/generated/validators/<name>.ts). */
+  readonly compiled: CompiledValidator;
   readonly run: (input: OperationInput<Body>) => Promise<APIGatewayProxyResult>;
 }
 
@@ -54,11 +55,12 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
 
 /** Wraps an operation in the shared pipeline; the result is the Lambda handler. */
 export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
-  const policyFields = POLICY_FIELDS[spec.name];
+  const { contract } = spec;
+  const { name, policyFields } = contract;
   // Two bodies that set the same password in different Unicode normal forms are the same request.
   const idempotent = idempotency({
     store: stores.idempotency,
-    operation: spec.name,
+    operation: name,
     comparable: (body) => withNfcPasswords(body, policyFields),
   });
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, IdempotentContext>({ timeoutEarlyInMillis: 500 })
@@ -66,17 +68,17 @@ export function operation<Body>(spec: OperationSpec<Body>): ApiHandler {
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     // Flushes the request's counter last, after the access log and the error shaping.
     .use(logMetrics(metrics))
-    .use(accessLog(spec.name))
-    .use(requestMetrics(spec.name))
-    .use(shapeErrors(CATALOGUE[spec.name].failureMessage))
+    .use(accessLog(name))
+    .use(requestMetrics(contract))
+    .use(shapeErrors(contract.entry.failureMessage))
     .use(refuseRepeatedApiKey())
     .use(idempotent.countKeys)
     .use(httpHeaderNormalizer())
-    // A key cache per operation, as each deployed function has its own; the key's operations are checked against spec.name.
-    .use(apiKeyAuth({ owners: stores.owners, ttlMs: config.apiKeyCacheTtlMs, operation: spec.name, onAccepted: recordKeyUse }))
+    // A key cache per operation, as each deployed function has its own; the key's operations are checked against its name.
+    .use(apiKeyAuth({ owners: stores.owners, ttlMs: config.apiKeyCacheTtlMs, operation: name, onAccepted: recordKeyUse }))
     .use(idempotent.keyShape)
     .use(parseBody())
-    .use(validateBody(schemas[spec.name], { breachCheck }))
+    .use(validateBody(contract, spec.compiled, config.passwordPolicy, { breachCheck }))
     .use(idempotent.lookUp)
     // A replayed response stands in for the operation, so the access log and error shaping still see it.
     .handler(

@@ -18,6 +18,7 @@
 
 import createFetchClient from 'openapi-fetch';
 import type { operations, paths } from './generated/openapi.js';
+import { OPERATION_NAMES, REFUSALS } from './generated/operations.js';
 
 export type OperationName = keyof operations;
 type Responses<Op extends OperationName> = operations[Op]['responses'];
@@ -96,19 +97,10 @@ export interface CallOptions {
 /** The message of the 409 that means "the first request with this key is still running: ask again". */
 export const IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still being processed.';
 
-/** The refusals each operation can answer, at run time; the type below fails to compile when openapi.json lists another. */
-const REFUSALS = {
-  createUser: [400, 401, 403, 409, 413, 415, 417, 422, 431],
-  resetUserPassword: [400, 401, 403, 404, 409, 413, 415, 417, 422, 431],
-  deleteUser: [400, 401, 403, 404, 409, 413, 415, 417, 422, 431],
-} as const satisfies { [Op in OperationName]: readonly ErrorStatus<Op>[] };
-const everyRefusalListed: {
-  [Op in OperationName]: [Exclude<ErrorStatus<Op>, (typeof REFUSALS)[Op][number]>] extends [never] ? true : false;
-} = {
-  createUser: true,
-  resetUserPassword: true,
-  deleteUser: true,
-};
+/** The refusals each operation can answer, at run time (generated/operations.ts); the type below fails to compile when openapi.json lists another. */
+REFUSALS satisfies { [Op in OperationName]: readonly ErrorStatus<Op>[] };
+type Unlisted<Op extends OperationName> = Op extends OperationName ? Exclude<ErrorStatus<Op>, (typeof REFUSALS)[Op][number]> : never;
+const everyRefusalListed: [Unlisted<OperationName>] extends [never] ? true : false = true;
 void everyRefusalListed;
 
 /** Who failed: the operation, the key its attempts carried, how many there were. */
@@ -390,14 +382,13 @@ export function createClient(options: ClientOptions) {
     }
   }
 
-  return {
-    /** Creates a user; without `user_password` the service generates one and returns it (the only time it is shown). */
-    createUser: (body: RequestBody<'createUser'>, callOptions?: CallOptions) => call('createUser', body, callOptions),
-    /** Sets a user's password. */
-    resetUserPassword: (body: RequestBody<'resetUserPassword'>, callOptions?: CallOptions) => call('resetUserPassword', body, callOptions),
-    /** Deletes a user and all its data. */
-    deleteUser: (body: RequestBody<'deleteUser'>, callOptions?: CallOptions) => call('deleteUser', body, callOptions),
-  };
+  // One method per operation of openapi.json, named by its operationId (see the package's README for each).
+  return Object.fromEntries(
+    OPERATION_NAMES.map((operation) => [
+      operation,
+      (body: RequestBody<typeof operation>, callOptions?: CallOptions) => call(operation, body, callOptions),
+    ]),
+  ) as { [Op in OperationName]: (body: RequestBody<Op>, callOptions?: CallOptions) => Promise<Result<Op>> };
 }
 
 export type Client = ReturnType<typeof createClient>;

@@ -1,12 +1,13 @@
 /** The contract as an oracle: every status and message an operation may answer with. */
 
 import { expect } from '@jest/globals';
-import { echoedName, MESSAGES, passwordBreached, passwordGuessable, passwordOutOfPolicy } from '#contract/messages';
+import { echoedName } from '#contract/messages';
+import { DEFINITIONS, ALL_MESSAGES as MESSAGES, OPERATIONS, type OperationName } from '#contract/operations';
 import type { PasswordPolicy } from '#platform/config';
 import { duplicateName } from '#platform/json-names';
 
-export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+export { OPERATIONS };
+export type Operation = OperationName;
 
 /** Every fixed message an operation may answer with (other than `Unknown parameter: <name>.` and `Duplicate parameter: <name>.`), with its status. */
 export function contractMessages(operation: Operation, policy: PasswordPolicy): Map<string, number> {
@@ -19,32 +20,17 @@ export function contractMessages(operation: Operation, policy: PasswordPolicy): 
     [MESSAGES.invalidUtf8, 400],
     [MESSAGES.userEmailInvalid, 400],
   ];
-  const own: Record<Operation, [string, number][]> = {
-    createUser: [
-      [MESSAGES.userEmailMissing, 400],
-      [passwordOutOfPolicy('user_password', policy), 400],
-      [passwordGuessable('user_password'), 400],
-      [passwordBreached('user_password'), 400],
-      [MESSAGES.shouldResetInvalid, 400],
-      [MESSAGES.userExists, 409],
-    ],
-    resetUserPassword: [
-      [MESSAGES.missingParameters, 400],
-      [passwordOutOfPolicy('new_password', policy), 400],
-      [passwordGuessable('new_password'), 400],
-      [passwordBreached('new_password'), 400],
-      [MESSAGES.userNotFound, 404],
-      [MESSAGES.resetWhiteLabel, 403],
-      [MESSAGES.passwordReset, 200],
-    ],
-    deleteUser: [
-      [MESSAGES.missingParameters, 400],
-      [MESSAGES.userNotFound, 404],
-      [MESSAGES.deleteWhiteLabel, 403],
-      [MESSAGES.userDeleted, 200],
-    ],
-  };
-  return new Map([...common, ...own[operation]]);
+  // The operation's own, from its module: each validation row's message (400), its refusals and its success.
+  const { rows, docs } = DEFINITIONS[operation];
+  const own: [string, number][] = [
+    ...rows(policy)
+      .filter((row) => row.fields !== '*')
+      .map((row): [string, number] => [row.message(row.fields[0]!), 400]),
+    ...[...docs.refusals, docs.success]
+      .filter((c) => typeof c.response.message === 'string')
+      .map((c): [string, number] => [c.response.message as string, c.status]),
+  ];
+  return new Map([...common, ...own]);
 }
 
 /** Text no response may contain: hashes, API keys, stack frames, internal error names. */

@@ -1,15 +1,17 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { ErrorObject } from 'ajv';
-import { COMPILED_FROM, validators } from '#contract/generated/validators';
-import { firstRow, messageFor, type OperationSchema, operationSchemas, SHAPES } from '#contract/schemas';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { OperationDefinition } from '#contract/define-operation';
+import { firstRow, messageFor, type Row } from '#contract/schemas';
 import { type BreachCheck, checkPassword, codePoints, limitsFor } from '#domain/password-policy';
 import type { Owner } from '#domain/users';
 import type { PasswordPolicy } from '#platform/config';
 import { ApiError } from '../errors';
 
-// Fail at start-up, never mid-request, when the precompiled validators no longer match the schemas.
-if (COMPILED_FROM !== JSON.stringify(SHAPES)) {
-  throw new Error('functions/shared/contract/generated/validators.ts is out of date with schemas.ts: run `npm run build:validators`');
+/** An operation's generated validator module (generated/validators/<name>.ts). */
+export interface CompiledValidator {
+  readonly validator: ValidateFunction;
+  /** The shape it was compiled from. */
+  readonly COMPILED_FROM: string;
 }
 
 /**
@@ -22,14 +24,24 @@ if (COMPILED_FROM !== JSON.stringify(SHAPES)) {
  * its row could still be the first.
  */
 export function validateBody(
-  { operation, rows, policyFields, policy }: OperationSchema,
+  operation: Pick<OperationDefinition, 'name' | 'shape' | 'policyFields' | 'rows'>,
+  compiled: CompiledValidator,
+  policy: PasswordPolicy,
   options: { breachCheck?: BreachCheck } = {},
 ): MiddlewareObj<{ body: unknown }, unknown, Error, { owner?: Owner }> {
-  const validate = validators[operation];
+  // Fail at start-up, never mid-request, when the precompiled validator no longer matches the operation's shape.
+  if (compiled.COMPILED_FROM !== JSON.stringify(operation.shape)) {
+    throw new Error(
+      `functions/shared/contract/generated/validators/${operation.name}.ts is out of date with its operation module: run \`npm run build:validators\``,
+    );
+  }
+  const validate = compiled.validator;
+  const { policyFields } = operation;
+  const rows = operation.rows(policy);
   // The rows for an owner's own minimum (its length message names it), built once per minimum.
-  const rowsByMinimum = new Map<number, OperationSchema['rows']>([[policy.minLength, rows]]);
+  const rowsByMinimum = new Map<number, readonly Row[]>([[policy.minLength, rows]]);
   const rowsFor = (limits: PasswordPolicy) => {
-    const found = rowsByMinimum.get(limits.minLength) ?? operationSchemas(limits)[operation].rows;
+    const found = rowsByMinimum.get(limits.minLength) ?? operation.rows(limits);
     rowsByMinimum.set(limits.minLength, found);
     return found;
   };
