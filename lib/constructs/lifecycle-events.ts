@@ -98,7 +98,8 @@ export class LifecycleEvents extends Construct {
     this.consumer.allow(props.undeliveredEventsTable, 'PutItem');
     this.bus.grantPutEventsTo(this.consumer.role);
 
-    this.consumer.function.addEventSource(
+    // The mapping invokes the live alias, which a release moves (lib/constructs/release.ts).
+    this.consumer.alias.addEventSource(
       new DynamoEventSource(props.usersTable, {
         // Nothing written before the mapping existed is missed (the stream is created with it).
         startingPosition: StartingPosition.TRIM_HORIZON,

@@ -6,6 +6,7 @@
  */
 
 import { describe, expect, it } from '@jest/globals';
+import { OPERATIONS } from '../../lib/user-management-stack';
 import { resourcesOf, synthStage, TEST_REGION } from './synth';
 
 const prod = synthStage('prod');
@@ -148,18 +149,24 @@ describe('nobody paged by accident', () => {
 });
 
 describe('dashboard', () => {
-  // docs/operations.md and docs/deploy.md: "Fourteen per stage, fifteen with the online password check on".
+  // docs/operations.md: the stage's alarms, the new-version ones of staging and prod, and one more with the online password check on.
   const withBreachCheck = synthStage('prod', { pwnedPasswordsCheck: 'true' });
 
-  it('fourteen alarms per stage, fifteen with the online password check on (its breach-check-unavailable)', () => {
+  it('every alarm of the stage is in a registry (monitoring, lifecycle events, release); the online password check adds its breach-check-unavailable', () => {
     const names = (template: typeof prod.template) =>
       Object.values(resourcesOf(template))
         .filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm')
         .map((alarm) => alarm.Properties?.AlarmName as string);
-    for (const { template } of [prod, dev]) expect(names(template)).toHaveLength(14);
-    const fifteen = names(withBreachCheck.template);
-    expect(fifteen).toHaveLength(15);
-    expect(fifteen.filter((name) => !names(prod.template).includes(name))).toEqual(['UserManagement-prod-breach-check-unavailable']);
+    for (const { template, stack } of [prod, dev, withBreachCheck]) {
+      expect(names(template)).toHaveLength(
+        stack.monitoring.alarms.length + stack.lifecycleEvents.alarms.length + stack.release.versionAlarms.length,
+      );
+    }
+    // Dev releases all at once: no alarm watches a new version there.
+    expect(dev.stack.release.versionAlarms).toEqual([]);
+    expect(names(withBreachCheck.template).filter((name) => !names(prod.template).includes(name))).toEqual([
+      'UserManagement-prod-breach-check-unavailable',
+    ]);
   });
 
   it.each([
@@ -203,14 +210,18 @@ describe('what cdk destroy leaves (docs/deploy.md, "Remove a stage")', () => {
   it.each([
     ['prod', prod],
     ['staging', staging],
-  ] as const)('%s: five tables, six log groups, the alarm key and the dead-letter queue', (_, { template }) => {
-    expect(retained(template)).toEqual({
-      'AWS::DynamoDB::Table Retain': 5,
-      'AWS::KMS::Key Retain': 1,
-      'AWS::Logs::LogGroup Retain': 6,
-      'AWS::SQS::Queue Retain': 1,
-    });
-  });
+  ] as const)(
+    "%s: five tables, six log groups, the alarm key and the dead-letter queue (and the functions' versions, which go with their functions)",
+    (_, { template }) => {
+      expect(retained(template)).toEqual({
+        'AWS::DynamoDB::Table Retain': 5,
+        'AWS::KMS::Key Retain': 1,
+        'AWS::Lambda::Version Retain': OPERATIONS.length + 1,
+        'AWS::Logs::LogGroup Retain': 6,
+        'AWS::SQS::Queue Retain': 1,
+      });
+    },
+  );
 
   it('dev: nothing', () => {
     expect(retained(dev.template)).toEqual({});
