@@ -228,6 +228,35 @@ export class Monitoring extends Construct {
     );
     this.releaseAlarms.push(api5xxRate, functionFailuresAlarm);
 
+    // The 5xx rate counts access log lines: if API Gateway stops writing them, it sees nothing. API
+    // Gateway's own request count against what the access log group received says so.
+    const logEvents = new Metric({
+      namespace: 'AWS/Logs',
+      metricName: 'IncomingLogEvents',
+      dimensionsMap: { LogGroupName: props.accessLogs.logGroupName },
+      statistic: Stats.SUM,
+      period,
+    });
+    this.addAlarm(
+      new Alarm(this, 'AccessLogSilent', {
+        alarmName: `${prefix}-access-log-silent`,
+        alarmDescription:
+          "The stage served requests (API Gateway's Count) but its access log group received no log event, for 15 minutes: the 5xx rate, which counts access log lines, is blind meanwhile.",
+        metric: new MathExpression({
+          expression: 'IF(FILL(requests, 0) >= 1 AND FILL(logEvents, 0) == 0, 1, 0)',
+          usingMetrics: { requests: requests.with({ statistic: Stats.SUM }), logEvents },
+          label: 'requests served without an access log line',
+          period,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      props.alarmTopic,
+    );
+
     for (const [operation, fn] of Object.entries(props.functions)) {
       this.addAlarm(
         new Alarm(this, `${operation}LatencyP99`, {
