@@ -7,6 +7,8 @@
  */
 
 import { describe, expect, it } from '@jest/globals';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/access-log';
 import { STAGES } from '../../lib/stage-config';
 import { resourcesOf, synthStage } from './synth';
@@ -74,8 +76,13 @@ function unparsable(format: string): string[] {
   return failures;
 }
 
+const byStage = Object.fromEntries(STAGES.map((stage) => [stage, synthStage(stage)])) as Record<
+  (typeof STAGES)[number],
+  ReturnType<typeof synthStage>
+>;
+
 describe.each(STAGES)('%s: the access log line', (stage) => {
-  const { template } = synthStage(stage);
+  const { template } = byStage[stage];
   const format = formatOf(template);
 
   it('is built from the field registry, every field with its stated type: strings quoted, numbers bare', () => {
@@ -113,7 +120,7 @@ describe.each(STAGES)('%s: the access log line', (stage) => {
 });
 
 describe('the check fails where a free-text variable is written', () => {
-  const format = formatOf(synthStage('prod').template);
+  const format = formatOf(byStage.prod.template);
   it.each(['$context.identity.userAgent', '$context.error.message', '$context.requestId', '$context.path'])(
     '%s inside a JSON string breaks lines with hostile values',
     (variable) => {
@@ -126,5 +133,53 @@ describe('the check fails where a free-text variable is written', () => {
 
   it('a string variable written bare (as a number) breaks too', () => {
     expect(unparsable(format.replace('"$context.responseLength"', '$context.responseLength')).length).toBeGreaterThan(0);
+  });
+});
+
+describe.each(STAGES)('%s: an alarm when the access log stops', (stage) => {
+  it("access-log-silent: the stage served requests (API Gateway's Count) and its access log group received no event, in 3 of 3 five-minute periods", () => {
+    const { template, stack } = byStage[stage];
+    const accessLogs = stack.getLogicalId(stack.api.accessLogs.node.defaultChild as CfnElement);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `UserManagement-${stage}-access-log-silent`,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [Match.anyValue()],
+      Metrics: [
+        { Id: 'expr_1', Expression: 'IF(FILL(requests, 0) >= 1 AND FILL(logEvents, 0) == 0, 1, 0)', Label: Match.anyValue() },
+        {
+          Id: 'requests',
+          ReturnData: false,
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/ApiGateway',
+              MetricName: 'Count',
+              Dimensions: [
+                { Name: 'ApiName', Value: `user-management-${stage}` },
+                { Name: 'Stage', Value: stage },
+              ],
+            },
+            Period: 300,
+            Stat: 'Sum',
+          },
+        },
+        {
+          Id: 'logEvents',
+          ReturnData: false,
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/Logs',
+              MetricName: 'IncomingLogEvents',
+              Dimensions: [{ Name: 'LogGroupName', Value: { Ref: accessLogs } }],
+            },
+            Period: 300,
+            Stat: 'Sum',
+          },
+        },
+      ],
+    });
   });
 });
