@@ -211,13 +211,14 @@ describe('what cdk destroy leaves (docs/deploy.md, "Remove a stage")', () => {
     ['prod', prod],
     ['staging', staging],
   ] as const)(
-    "%s: five tables, six log groups, the alarm key and the dead-letter queue (and the functions' versions, which go with their functions)",
+    "%s: five tables, six log groups, the alarm topic and its key and the dead-letter queue (and the functions' versions, which go with their functions)",
     (_, { template }) => {
       expect(retained(template)).toEqual({
         'AWS::DynamoDB::Table Retain': 5,
         'AWS::KMS::Key Retain': 1,
         'AWS::Lambda::Version Retain': OPERATIONS.length + 1,
         'AWS::Logs::LogGroup Retain': 6,
+        'AWS::SNS::Topic Retain': 1,
         'AWS::SQS::Queue Retain': 1,
       });
     },
