@@ -82,7 +82,7 @@ export class Release extends Construct {
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
       reason:
-        "AWS's own policy for CodeDeploy's Lambda deployments, which LambdaDeploymentGroup always attaches: it lets CodeDeploy read and move aliases and read alarms (lambda:GetAlias/UpdateAlias, cloudwatch:DescribeAlarms), invoke only functions named CodeDeployHook_* (this stack has none) and publish only to topics named CodeDeployTopic_* (none); ADR 23.",
+        "AWS's own policy for CodeDeploy's Lambda deployments, which LambdaDeploymentGroup always attaches to the group's role: lambda:GetAlias, UpdateAlias and GetProvisionedConcurrencyConfig and cloudwatch:DescribeAlarms on any resource of the account, s3:GetObject of CodeDeploy revisions, and lambda:InvokeFunction of functions named CodeDeployHook_* only (this stack has none). Only CodeDeploy can assume the role; a hand-written narrower one could not be exercised here before a real deploy, and a role CodeDeploy cannot use fails every release (ADR 23).",
     });
   }
 
