@@ -18,12 +18,14 @@ export const RECORD_DIR = fileURLToPath(new URL('./stateful-resources/', import.
 export const recordPath = (stage: StageName) => `${RECORD_DIR}${stage}.json`;
 
 /**
- * The types that hold data or that others hold on to, and for each the properties whose change
+ * The types that hold data, that others hold on to, or that hold a position in a stream, and for each the properties whose change
  * replaces the resource (AWS CloudFormation template reference, "Update requires: Replacement" on
  * each property; the same list as `createOnlyProperties` in the resource type's provider schema,
  * which cfn-lint 1.51 bundles), or that can never change (the update fails).
  */
-export const STATEFUL_TYPES: Readonly<Record<string, { readonly replacedBy: readonly string[]; readonly source: string }>> = {
+export const STATEFUL_TYPES: Readonly<
+  Record<string, { readonly replacedBy: readonly string[]; readonly source: string; readonly keptWithoutStack?: false }>
+> = {
   'AWS::DynamoDB::Table': {
     replacedBy: ['TableName', 'KeySchema', 'LocalSecondaryIndexes', 'ImportSourceSpecification'],
     source:
@@ -45,6 +47,12 @@ export const STATEFUL_TYPES: Readonly<Record<string, { readonly replacedBy: read
   'AWS::SQS::Queue': {
     replacedBy: ['QueueName', 'FifoQueue'],
     source: 'Template reference, AWS::SQS::Queue: QueueName and FifoQueue "Update requires: Replacement" (createOnlyProperties)',
+  },
+  'AWS::Lambda::EventSourceMapping': {
+    replacedBy: ['EventSourceArn', 'StartingPosition', 'StartingPositionTimestamp', 'SelfManagedEventSource'],
+    source:
+      'Template reference, AWS::Lambda::EventSourceMapping: EventSourceArn, StartingPosition, StartingPositionTimestamp and SelfManagedEventSource "Update requires: Replacement" (createOnlyProperties). Its state is the consumer\'s position in the stream: a new mapping starts again at its StartingPosition and delivers again what the old one had. Not kept without its stack (it would invoke a deleted function)',
+    keptWithoutStack: false,
   },
   'AWS::SecretsManager::Secret': {
     replacedBy: ['Name'],
@@ -124,11 +132,13 @@ export function compareStateful(recorded: StatefulRecord, current: StatefulRecor
 
 /**
  * The stateful resources of a stage that would not outlive their stack or their replacement: every
- * one needs `DeletionPolicy` and `UpdateReplacePolicy` `Retain` in a stage that keeps its data.
+ * one that holds data (all but event source mappings, whose state is a position in a stream that
+ * means nothing without their function) needs `DeletionPolicy` and `UpdateReplacePolicy` `Retain` in
+ * a stage that keeps its data.
  */
 export function unretained(template: TemplateJson): string[] {
   return Object.entries(template.Resources)
-    .filter(([, resource]) => STATEFUL_TYPES[resource.Type])
+    .filter(([, resource]) => STATEFUL_TYPES[resource.Type] && STATEFUL_TYPES[resource.Type]!.keptWithoutStack !== false)
     .filter(([, resource]) => resource.DeletionPolicy !== 'Retain' || resource.UpdateReplacePolicy !== 'Retain')
     .map(
       ([id, resource]) =>
