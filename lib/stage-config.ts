@@ -11,6 +11,7 @@ import {
   RECOVERY_PERIOD_DAYS,
 } from '#platform/config';
 import { WAF_MAX_LIMIT, WAF_MIN_LIMIT, WAF_WINDOWS, type WafWindowSeconds } from './constructs/edge-protection';
+import { RELEASE_CONFIG_NAMES, type ReleaseConfigName } from './constructs/release';
 
 export const STAGES = ['dev', 'staging', 'prod'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -74,6 +75,13 @@ export interface StageConfig {
   readonly wafAnonymousIpLimit: number;
   /** Each operation's p99 function duration, in milliseconds, above which its latency alarm fires. */
   readonly latencyAlarmP99Ms: number;
+  /**
+   * How a release reaches the functions' `live` aliases: one of CodeDeploy's predefined Lambda
+   * configurations (gradual, rolled back on alarm), or `AllAtOnce` (no CodeDeploy: the alias moves at
+   * once). Staging's is shorter than prod's, so each release rehearses the path before prod
+   * (docs/deploy.md, "Releases"; ADR 23).
+   */
+  readonly release: ReleaseConfigName;
 }
 
 type ContextDerived = 'stage' | 'wafKeyLimit' | 'wafIpLimit';
@@ -95,6 +103,8 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    // A disposable stage: every release takes all traffic at once, with no CodeDeploy deployment.
+    release: 'AllAtOnce',
     // Alarms go to the stage's own topic; set the team's topic or an address here, in code, for every deploy.
     alarmTopicArn: undefined,
     alarmEmail: undefined,
@@ -119,6 +129,8 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    // 10 % for 5 minutes: long enough for the new version's 1-minute alarms to speak, short enough to rehearse often.
+    release: 'Canary10Percent5Minutes',
     alarmTopicArn: undefined,
     alarmEmail: undefined,
     requireAlarmSubscriber: true,
@@ -142,6 +154,8 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     wafWindowSeconds: 60,
     wafAnonymousIpLimit: 100,
     latencyAlarmP99Ms: 1000,
+    // 10 % for 15 minutes: the stage's 5xx rate (5-minute periods, 2 of 3) can fire within the canary too.
+    release: 'Canary10Percent15Minutes',
     alarmTopicArn: undefined,
     alarmEmail: undefined,
     requireAlarmSubscriber: true,
@@ -216,6 +230,10 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const release = String(node.tryGetContext('release') ?? defaults.release);
+  if (!(RELEASE_CONFIG_NAMES as readonly string[]).includes(release)) {
+    throw new Error(`Context release must be one of ${RELEASE_CONFIG_NAMES.join(', ')}, got "${release}"`);
+  }
   const throttleRateLimit = int('throttleRateLimit', defaults.throttleRateLimit, 1);
   const wafWindowSeconds = int('wafWindowSeconds', defaults.wafWindowSeconds, 1);
   if (!(WAF_WINDOWS as readonly number[]).includes(wafWindowSeconds)) {
@@ -247,6 +265,7 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     wafIpLimit: wafLimit('wafIpLimit', wafKeyLimit),
     wafAnonymousIpLimit: wafLimit('wafAnonymousIpLimit', defaults.wafAnonymousIpLimit),
     latencyAlarmP99Ms: int('latencyAlarmP99Ms', defaults.latencyAlarmP99Ms, 1),
+    release: release as ReleaseConfigName,
   };
   if (config.passwordMaxLength < config.passwordMinLength) {
     throw new Error('Context passwordMaxLength must not be less than passwordMinLength');

@@ -14,6 +14,7 @@ import { EdgeProtection } from './constructs/edge-protection';
 import { HandlerFunction } from './constructs/handler-function';
 import { LifecycleEvents } from './constructs/lifecycle-events';
 import { Monitoring } from './constructs/monitoring';
+import { Release } from './constructs/release';
 import { Tables } from './constructs/tables';
 import { type StageConfig, topicRegion } from './stage-config';
 
@@ -40,6 +41,8 @@ export class UserManagementStack extends Stack {
   readonly edge: EdgeProtection | undefined;
   readonly monitoring: Monitoring;
   readonly lifecycleEvents: LifecycleEvents;
+  /** How a release reaches the functions' live aliases (CodeDeploy in staging and prod). */
+  readonly release: Release;
 
   constructor(scope: Construct, id: string, props: UserManagementStackProps) {
     super(scope, id, props);
@@ -96,7 +99,8 @@ export class UserManagementStack extends Stack {
     this.api = new UserManagementApi(this, 'Api', {
       apiName: `user-management-${config.stage}`,
       stageName: config.stage,
-      routes: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].function])),
+      // API Gateway invokes each function's live alias, which a release moves.
+      routes: Object.fromEntries(OPERATIONS.map((operation) => [operation, functions[operation].alias])),
       throttleRateLimit: config.throttleRateLimit,
       throttleBurstLimit: config.throttleBurstLimit,
       tracingSampleRate: config.tracingSampleRate,
@@ -157,6 +161,20 @@ export class UserManagementStack extends Stack {
       alarmTopic,
     });
     this.monitoring.showAlarms(...this.lifecycleEvents.alarms);
+
+    // Releases: each API function's new version is watched by its own alarms and by the stage's 5xx rate
+    // and function-500 alarms; the consumer's by its own and the lifecycle events' alarms.
+    this.release = new Release(this, 'Release', {
+      config: config.release,
+      alarmTopic,
+      latencyP99ThresholdMs: config.latencyAlarmP99Ms,
+    });
+    for (const operation of OPERATIONS) {
+      this.release.add(upperFirst(operation), functions[operation], this.monitoring.releaseAlarms);
+    }
+    // A batch of up to 100 records takes longer than a request by nature: its slowness shows as lag, which alarms.
+    this.release.add('LifecycleEventsConsumer', this.lifecycleEvents.consumer, this.lifecycleEvents.alarms, { latencyAlarm: false });
+    this.monitoring.showAlarms(...this.release.versionAlarms);
 
     new CfnOutput(this, 'AlarmTopicArn', { description: 'The SNS topic every alarm of the stage notifies', value: alarmTopic.topicArn });
     new CfnOutput(this, 'ApiUrl', {

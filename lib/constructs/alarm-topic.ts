@@ -16,7 +16,7 @@ export interface AlarmTopicProps {
    * @default - no subscription: subscribe the team's tools to the topic (output `AlarmTopicArn`)
    */
   readonly email?: string;
-  /** What happens to the topic's key when the stack goes. */
+  /** What happens to the topic and its key when the stack goes, or when either is replaced. */
   readonly removalPolicy: RemovalPolicy;
   /** Every alarm allowed to publish has a name that starts with this (the stack name). */
   readonly alarmNamePrefix: string;
@@ -41,6 +41,8 @@ export class AlarmTopic extends Construct {
     // CloudWatch encrypts the message it publishes under the topic's key (key policy statement).
     key.grant(cloudWatch, 'kms:Decrypt', 'kms:GenerateDataKey*');
     const topic = new Topic(this, 'Topic', { displayName: props.displayName, masterKey: key, enforceSSL: true });
+    // The team's subscriptions hang on the topic's ARN: a stage that keeps its data keeps its topic too.
+    topic.applyRemovalPolicy(props.removalPolicy);
     // A topic policy replaces SNS's default one: with only enforceSSL's Deny, nothing may publish.
     // CloudWatch may, for this account's alarms of this stack only (the confused-deputy conditions).
     topic.addToResourcePolicy(

@@ -1,6 +1,5 @@
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
-  AccessLogFormat,
   ContentHandling,
   EndpointType,
   LambdaIntegration,
@@ -16,6 +15,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { Construct } from 'constructs';
 import { API_VERSION } from '#contract/operations';
+import { accessLogFormat } from './access-log';
 
 /** The API's version prefix (the catalogue's): every route lives under it. */
 export const API_VERSION_PATH = API_VERSION;
@@ -234,33 +234,4 @@ function methodNotAllowedIntegration(): MockIntegration {
       },
     ],
   });
-}
-
-/**
- * One JSON line per request: enough to trace a 4xx/5xx or a throttle, and never a header or body.
- * Nor the raw path: a caller may type anything into a URL, and the route (resourcePath) says enough,
- * so no access log line can hold a user's e-mail. `status` is the status the client received (a
- * gateway response's included, as re-coded), written as a JSON number so that the monitoring's
- * metric filters can compare it (`{ $.status >= 500 }`); API Gateway sets it on every line.
- */
-export function accessLogFormat(): AccessLogFormat {
-  return AccessLogFormat.custom(
-    JSON.stringify({
-      requestId: '$context.requestId',
-      extendedRequestId: '$context.extendedRequestId',
-      requestTime: '$context.requestTimeEpoch',
-      ip: '$context.identity.sourceIp',
-      userAgent: '$context.identity.userAgent',
-      method: '$context.httpMethod',
-      resourcePath: '$context.resourcePath',
-      protocol: '$context.protocol',
-      status: '$context.status',
-      responseLength: '$context.responseLength',
-      responseLatency: '$context.responseLatency',
-      integrationStatus: '$context.integration.status',
-      integrationLatency: '$context.integration.latency',
-      errorType: '$context.error.responseType',
-      errorMessage: '$context.error.message',
-    }).replace('"$context.status"', '$context.status'),
-  );
 }

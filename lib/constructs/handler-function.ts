@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, type IVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -20,6 +20,9 @@ export const ARGON2_ARM64_BINARY = 'node_modules/@node-rs/argon2-linux-arm64-gnu
 export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../bundling/env-credentials.ts', import.meta.url)),
 };
+
+/** The alias every caller invokes (API Gateway, the stream's event source mapping); a release moves it. */
+export const LIVE_ALIAS = 'live';
 
 /** The password blocklist (codegen/blocklist.ts), a data file every API function reads at cold start. */
 export const BLOCKLIST_SOURCE = 'functions/shared/domain/generated/blocklist.bin';
@@ -75,6 +78,13 @@ export class HandlerFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  /** The version this deploy publishes (a new one whenever the code or configuration changed). */
+  readonly version: IVersion;
+  /**
+   * What every caller invokes (API Gateway's integration, the stream's event source mapping): a
+   * release moves it to the new version, all at once or gradually (lib/constructs/release.ts).
+   */
+  readonly alias: Alias;
 
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     super(scope, id);
@@ -110,6 +120,9 @@ export class HandlerFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(10),
       role: this.role,
       logGroup: this.logGroup,
+      // A stage that keeps its data keeps each released version too, so a release can be rolled back by
+      // hand to the one before (docs/deploy.md); deleting the function deletes its versions all the same.
+      currentVersionOptions: { removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN },
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         format: OutputFormat.ESM,
@@ -166,6 +179,8 @@ export class HandlerFunction extends Construct {
         },
       },
     });
+    this.version = this.function.currentVersion;
+    this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.version });
     // Active tracing grants xray:PutTraceSegments and PutTelemetryRecords, which take no resource.
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

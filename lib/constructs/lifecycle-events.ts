@@ -1,8 +1,8 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { type CfnEventSourceMapping, EventSourceMapping, FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -98,7 +98,8 @@ export class LifecycleEvents extends Construct {
     this.consumer.allow(props.undeliveredEventsTable, 'PutItem');
     this.bus.grantPutEventsTo(this.consumer.role);
 
-    this.consumer.function.addEventSource(
+    // The mapping invokes the live alias, which a release moves (lib/constructs/release.ts).
+    this.consumer.alias.addEventSource(
       new DynamoEventSource(props.usersTable, {
         // Nothing written before the mapping existed is missed (the stream is created with it).
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -115,6 +116,7 @@ export class LifecycleEvents extends Construct {
         onFailure: new SqsDlq(this.deadLetters),
       }),
     );
+    this.keepMappingInPlace();
 
     Validations.of(this.deadLetters).acknowledge({
       id: 'AwsSolutions-SQS3',
@@ -166,6 +168,25 @@ export class LifecycleEvents extends Construct {
       }),
       props.alarmTopic,
     );
+  }
+
+  /**
+   * The mapping holds the consumer's position in the stream. It used to hang on the function; under
+   * the alias its construct path, and so its logical id, would change, and CloudFormation would create
+   * a new mapping (starting again at TRIM_HORIZON: up to 24 hours of events delivered twice) and delete
+   * the old one. Kept at its former logical id, it is updated in place (FunctionName: "Update requires:
+   * No interruption") and keeps its position.
+   */
+  private keepMappingInPlace(): void {
+    const mapping = this.consumer.alias.node.children.find((child) => child instanceof EventSourceMapping);
+    if (!mapping) throw new Error('the consumer has no event source mapping');
+    // The logical id a construct of that id gets under the function: the id CloudFormation already knows.
+    const probe = new CfnResource(new Construct(this.consumer.function, mapping.node.id), mapping.node.defaultChild!.node.id, {
+      type: 'UserManagement::Probe::LogicalId',
+    });
+    const formerId = Stack.of(this).getLogicalId(probe);
+    this.consumer.function.node.tryRemoveChild(mapping.node.id);
+    (mapping.node.defaultChild as CfnEventSourceMapping).overrideLogicalId(formerId);
   }
 
   private addAlarm(alarm: Alarm, topic: ITopic | undefined): void {

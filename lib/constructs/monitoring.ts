@@ -83,6 +83,8 @@ export interface MonitoringProps {
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
+  /** The stage-wide alarms a bad release of an API function trips: the 5xx rate clients received, and the functions' 500s. */
+  readonly releaseAlarms: Alarm[] = [];
   readonly dashboard: Dashboard;
   /** What the dashboard's alarm widget lists: these alarms and every one shown with {@link showAlarms}. */
   private readonly shownAlarms: IAlarm[] = [];
@@ -127,7 +129,7 @@ export class Monitoring extends Construct {
       period,
     });
 
-    this.addAlarm(
+    const api5xxRate = this.addAlarm(
       new Alarm(this, 'Api5xxRate', {
         alarmName: `${prefix}-api-5xx-rate`,
         alarmDescription:
@@ -212,7 +214,7 @@ export class Monitoring extends Construct {
       label: 'requests answered 500 by a function',
       period: minute,
     });
-    this.addAlarm(
+    const functionFailuresAlarm = this.addAlarm(
       new Alarm(this, 'FunctionFailures', {
         alarmName: `${prefix}-function-500s`,
         alarmDescription: 'A function answered a request with 500 (storage failure, missing permission, timeout): the first one alarms.',
@@ -224,6 +226,37 @@ export class Monitoring extends Construct {
       }),
       props.alarmTopic,
     );
+    this.releaseAlarms.push(api5xxRate, functionFailuresAlarm);
+
+    // The 5xx rate counts access log lines: if API Gateway stops writing them, it sees nothing. API
+    // Gateway's own request count against what the access log group received says so.
+    const logEvents = new Metric({
+      namespace: 'AWS/Logs',
+      metricName: 'IncomingLogEvents',
+      dimensionsMap: { LogGroupName: props.accessLogs.logGroupName },
+      statistic: Stats.SUM,
+      period,
+    });
+    this.addAlarm(
+      new Alarm(this, 'AccessLogSilent', {
+        alarmName: `${prefix}-access-log-silent`,
+        alarmDescription:
+          "The stage served requests (API Gateway's Count) but its access log group received no log event, for 15 minutes: the 5xx rate, which counts access log lines, is blind meanwhile.",
+        metric: new MathExpression({
+          expression: 'IF(FILL(requests, 0) >= 1 AND FILL(logEvents, 0) == 0, 1, 0)',
+          usingMetrics: { requests: requests.with({ statistic: Stats.SUM }), logEvents },
+          label: 'requests served without an access log line',
+          period,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      props.alarmTopic,
+    );
+
     for (const [operation, fn] of Object.entries(props.functions)) {
       this.addAlarm(
         new Alarm(this, `${operation}LatencyP99`, {
@@ -325,9 +358,10 @@ export class Monitoring extends Construct {
     this.shownAlarms.push(...alarms);
   }
 
-  private addAlarm(alarm: Alarm, topic: ITopic | undefined): void {
+  private addAlarm(alarm: Alarm, topic: ITopic | undefined): Alarm {
     this.alarms.push(notifying(alarm, topic));
     this.shownAlarms.push(alarm);
+    return alarm;
   }
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { describe, expect, it } from '@jest/globals';
+import { OPERATIONS } from '../../lib/user-management-stack';
 import { expectedAlarmNames, expectedLogGroupCount, resourcesOf, synthStage, TEST_REGION } from './synth';
 
 const prod = synthStage('prod');
@@ -156,6 +157,7 @@ describe('dashboard', () => {
         .filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm')
         .map((alarm) => alarm.Properties?.AlarmName as string);
     expect(names(prod.template).sort()).toEqual(expectedAlarmNames('prod'));
+    expect(names(staging.template).sort()).toEqual(expectedAlarmNames('staging'));
     expect(names(dev.template).sort()).toEqual(expectedAlarmNames('dev'));
     const withCheck = names(withBreachCheck.template);
     expect(withCheck.sort()).toEqual(expectedAlarmNames('prod', { breachCheck: true }));
@@ -204,12 +206,14 @@ describe('what cdk destroy leaves (docs/deploy.md, "Remove a stage")', () => {
     ['prod', prod],
     ['staging', staging],
   ] as const)(
-    "%s: five tables, every function's log group and the API's two, the alarm key and the dead-letter queue",
+    "%s: five tables, every function's log group and the API's two, the alarm topic and its key, the dead-letter queue (and the functions' versions, which go with their functions)",
     (_, { template }) => {
       expect(retained(template)).toEqual({
         'AWS::DynamoDB::Table Retain': 5,
         'AWS::KMS::Key Retain': 1,
+        'AWS::Lambda::Version Retain': OPERATIONS.length + 1,
         'AWS::Logs::LogGroup Retain': expectedLogGroupCount(),
+        'AWS::SNS::Topic Retain': 1,
         'AWS::SQS::Queue Retain': 1,
       });
     },

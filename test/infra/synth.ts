@@ -56,17 +56,39 @@ export function statementsOfRole(template: Template, roleLogicalId: string) {
 }
 
 /**
- * The alarms a stage has, by name: the stack's own (the API's 5xx rate, the functions' 500s, the
- * lifecycle events' three, the online password check's when it is on) and, for every operation of
- * the registry, its function's errors, throttles and p99 latency.
+ * The alarms a stage has, by name: the stack's own (the API's 5xx rate, the access log's silence, the
+ * functions' 500s, the lifecycle events' three, the online password check's when it is on), for every
+ * operation of the registry its function's errors, throttles and p99 latency, and where releases are
+ * gradual (staging and prod) the new version's errors and p99 latency of each operation's function and
+ * the new version's errors of the stream consumer.
  */
 export function expectedAlarmNames(stage: StageName, options: { breachCheck?: boolean } = {}): string[] {
-  const own = ['api-5xx-rate', 'function-500s', 'lifecycle-events-undelivered', 'lifecycle-events-dead-letters', 'lifecycle-events-lag'];
+  const own = [
+    'api-5xx-rate',
+    'access-log-silent',
+    'function-500s',
+    'lifecycle-events-undelivered',
+    'lifecycle-events-dead-letters',
+    'lifecycle-events-lag',
+  ];
   const perOperation = OPERATIONS.flatMap((operation) => [`${operation}-errors`, `${operation}-throttles`, `${operation}-p99-latency`]);
-  return [...own, ...(options.breachCheck ? ['breach-check-unavailable'] : []), ...perOperation]
+  // Dev releases all at once (lib/stage-config.ts); staging and prod through CodeDeploy.
+  const gradual = stage !== 'dev';
+  const release = gradual
+    ? [
+        ...OPERATIONS.flatMap((operation) => [
+          `${upperFirst(operation)}-new-version-errors`,
+          `${upperFirst(operation)}-new-version-p99-latency`,
+        ]),
+        'LifecycleEventsConsumer-new-version-errors',
+      ]
+    : [];
+  return [...own, ...(options.breachCheck ? ['breach-check-unavailable'] : []), ...perOperation, ...release]
     .map((name) => `UserManagement-${stage}-${name}`)
     .sort();
 }
+
+const upperFirst = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 /** The log groups a stage keeps: one per operation's function, the stream consumer's, the API's access log and its execution log. */
 export const expectedLogGroupCount = (): number => OPERATIONS.length + 3;

@@ -1,0 +1,199 @@
+/**
+ * Releases (ADR 23): every API function and the stream consumer are invoked through a `live` alias
+ * on a published version; in staging and prod a CodeDeploy deployment group shifts each alias by the
+ * stage's configuration and rolls back on its alarms, on a failed deployment and on a stopped one.
+ */
+
+import { describe, expect, it } from '@jest/globals';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { LIVE_ALIAS } from '../../lib/constructs/handler-function';
+import { RELEASE_CONFIGS } from '../../lib/constructs/release';
+import { STAGES } from '../../lib/stage-config';
+import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
+import { resourcesOf, synthStage } from './synth';
+
+const byStage = Object.fromEntries(STAGES.map((stage) => [stage, synthStage(stage)])) as Record<
+  (typeof STAGES)[number],
+  ReturnType<typeof synthStage>
+>;
+const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(element.node.defaultChild as CfnElement);
+const ref = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(stack, element) });
+
+/** The version an alias points at (CDK appends a hash of the function's code and configuration to its logical id). */
+const versionIdOf = (resources: ReturnType<typeof resourcesOf>, aliasId: string) =>
+  (resources[aliasId]!.Properties!.FunctionVersion as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+
+/** Every function a release moves: the API's, by operation, and the stream consumer. */
+const releasedFunctions = (stack: UserManagementStack) => [
+  ...OPERATIONS.map((operation) => ({ name: operation, fn: stack.functions[operation] })),
+  { name: 'consumer', fn: stack.lifecycleEvents.consumer },
+];
+
+describe.each(STAGES)('%s: versions behind a live alias', (stage) => {
+  const { template, stack } = byStage[stage];
+  const resources = resourcesOf(template);
+
+  it('each function has one published version and an alias "live" on it', () => {
+    for (const { fn } of releasedFunctions(stack)) {
+      const alias = resources[logicalId(stack, fn.alias)];
+      expect(alias?.Type).toBe('AWS::Lambda::Alias');
+      const versionId = versionIdOf(resources, logicalId(stack, fn.alias));
+      expect(alias?.Properties).toEqual({
+        FunctionName: ref(stack, fn.function),
+        FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] },
+        Name: LIVE_ALIAS,
+      });
+      // The function's current version: a new one (a new logical id) whenever its code or configuration changes.
+      expect(versionId.startsWith(logicalId(stack, fn.version))).toBe(true);
+      expect(resources[versionId]?.Type).toBe('AWS::Lambda::Version');
+      expect(resources[versionId]?.Properties).toEqual({ FunctionName: ref(stack, fn.function) });
+    }
+    const functions = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    expect(Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Alias')).toHaveLength(functions.length);
+  });
+
+  it("API Gateway invokes each operation's alias, never the function's unqualified ARN, and may invoke only that alias", () => {
+    for (const operation of OPERATIONS) {
+      const { fn } = releasedFunctions(stack).find((entry) => entry.name === operation)!;
+      const aliasRef = ref(stack, fn.alias);
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'POST',
+        Integration: { Type: 'AWS_PROXY', Uri: { 'Fn::Join': ['', Match.arrayWith([aliasRef])] } },
+      });
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        FunctionName: aliasRef,
+        Principal: 'apigateway.amazonaws.com',
+        SourceArn: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([`/POST/v1/${operation}`])] }),
+      });
+    }
+    const permissions = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Permission');
+    const aliases = new Set(releasedFunctions(stack).map(({ fn }) => logicalId(stack, fn.alias)));
+    for (const permission of permissions) {
+      expect(aliases.has((permission.Properties!.FunctionName as { Ref?: string }).Ref ?? '')).toBe(true);
+    }
+  });
+
+  it("the stream's event source mapping invokes the consumer's alias", () => {
+    const mappings = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping');
+    expect(mappings.length).toBeGreaterThan(0);
+    // `<function name>:live`, the alias's qualified name.
+    const qualified = {
+      'Fn::Join': ['', [{ 'Fn::Select': [6, { 'Fn::Split': [':', ref(stack, stack.lifecycleEvents.consumer.alias)] }] }, `:${LIVE_ALIAS}`]],
+    };
+    for (const mapping of mappings) expect(mapping.Properties?.FunctionName).toEqual(qualified);
+  });
+});
+
+describe('gradual releases on CodeDeploy, rolled back on alarm, on failure and on stop', () => {
+  it.each(STAGES)('%s: a deployment group per released function exactly when the stage releases gradually', (stage) => {
+    const { template, stack } = byStage[stage];
+    const gradual = RELEASE_CONFIGS[stack.config.release].deploymentConfig !== undefined;
+    expect(gradual).toBe(stage !== 'dev');
+    const groups = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::CodeDeploy::DeploymentGroup');
+    expect(groups).toHaveLength(gradual ? releasedFunctions(stack).length : 0);
+    template.resourceCountIs('AWS::CodeDeploy::Application', gradual ? 1 : 0);
+    if (!gradual) {
+      // All at once: CloudFormation moves each alias itself, no update policy hands it to CodeDeploy.
+      for (const { fn } of releasedFunctions(stack))
+        expect(resourcesOf(template)[logicalId(stack, fn.alias)]?.UpdatePolicy).toBeUndefined();
+    }
+  });
+
+  it('staging shifts in a shorter time than prod, so the path is rehearsed before prod; dev all at once', () => {
+    const minutes = (stage: (typeof STAGES)[number]) => RELEASE_CONFIGS[byStage[stage].stack.config.release].minutesToFull;
+    expect(minutes('dev')).toBe(0);
+    expect(minutes('staging')).toBeGreaterThan(0);
+    expect(minutes('staging')).toBeLessThan(minutes('prod'));
+  });
+
+  it.each(['staging', 'prod'] as const)(
+    "%s: each alias's update is a CodeDeploy deployment with the stage's configuration, its own alarms and the stage's, rolled back on failure, stop and alarm",
+    (stage) => {
+      const { template, stack } = byStage[stage];
+      const resources = resourcesOf(template);
+      const configName = `CodeDeployDefault.Lambda${stack.config.release}`;
+      const application = Object.entries(resources).find(([, resource]) => resource.Type === 'AWS::CodeDeploy::Application')!;
+      expect(application[1].Properties?.ComputePlatform).toBe('Lambda');
+      const alarmId = (alarm: { node: { defaultChild?: unknown } }) => logicalId(stack, alarm);
+      const stageWide = {
+        api: stack.monitoring.releaseAlarms.map(alarmId),
+        consumer: stack.lifecycleEvents.alarms.map(alarmId),
+      };
+      expect(stageWide.api.sort()).toEqual(
+        [
+          stack.monitoring.alarms.find((a) => a.node.id === 'Api5xxRate')!,
+          stack.monitoring.alarms.find((a) => a.node.id === 'FunctionFailures')!,
+        ]
+          .map(alarmId)
+          .sort(),
+      );
+      for (const { name, fn } of releasedFunctions(stack)) {
+        const alias = resources[logicalId(stack, fn.alias)]!;
+        const policy = alias.UpdatePolicy as {
+          CodeDeployLambdaAliasUpdate: { ApplicationName: unknown; DeploymentGroupName: { Ref: string } };
+        };
+        expect(policy.CodeDeployLambdaAliasUpdate.ApplicationName).toEqual({ Ref: application[0] });
+        const group = resources[policy.CodeDeployLambdaAliasUpdate.DeploymentGroupName.Ref]!;
+        expect(group.Type).toBe('AWS::CodeDeploy::DeploymentGroup');
+        expect(group.Properties?.DeploymentConfigName).toBe(configName);
+        expect(group.Properties?.DeploymentStyle).toEqual({ DeploymentType: 'BLUE_GREEN', DeploymentOption: 'WITH_TRAFFIC_CONTROL' });
+        expect(group.Properties?.AutoRollbackConfiguration).toEqual({
+          Enabled: true,
+          Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']),
+        });
+        const alarms = (group.Properties!.AlarmConfiguration as { Enabled: boolean; Alarms: { Name: { Ref: string } }[] }).Alarms.map(
+          (alarm) => alarm.Name.Ref,
+        );
+        expect((group.Properties!.AlarmConfiguration as { Enabled: boolean }).Enabled).toBe(true);
+        // The new version's own alarms: by alias and ExecutedVersion, the version this deploy publishes.
+        const own = alarms.filter((id) => !stageWide.api.includes(id) && !stageWide.consumer.includes(id));
+        const ownMetrics = own.map((id) => resources[id]!.Properties as Record<string, unknown>);
+        expect(ownMetrics.map((alarm) => alarm.MetricName).sort()).toEqual(name === 'consumer' ? ['Errors'] : ['Duration', 'Errors']);
+        for (const alarm of ownMetrics) {
+          expect(alarm.Namespace).toBe('AWS/Lambda');
+          expect(alarm.Period).toBe(60);
+          expect(alarm.Dimensions).toEqual(
+            expect.arrayContaining([
+              { Name: 'FunctionName', Value: ref(stack, fn.function) },
+              { Name: 'Resource', Value: { 'Fn::Join': ['', [ref(stack, fn.function), `:${LIVE_ALIAS}`]] } },
+              { Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionIdOf(resources, logicalId(stack, fn.alias)), 'Version'] } },
+            ]),
+          );
+          expect(alarm.AlarmActions).toEqual([expect.anything()]);
+        }
+        // The alarms watch the new version before the alias update starts the deployment.
+        expect(alias.DependsOn).toEqual(expect.arrayContaining(own));
+        // And the stage's: the 5xx rate and function 500s for an API function, the lifecycle events' for the consumer.
+        expect(alarms).toEqual(expect.arrayContaining(name === 'consumer' ? stageWide.consumer : stageWide.api));
+        expect(alarms).toHaveLength(own.length + (name === 'consumer' ? stageWide.consumer : stageWide.api).length);
+      }
+    },
+  );
+
+  it("one CodeDeploy service role, for CodeDeploy only, with AWS's limited policy for Lambda deployments", () => {
+    const { template } = byStage.prod;
+    const roles = Object.values(resourcesOf(template)).filter(
+      (resource) =>
+        resource.Type === 'AWS::IAM::Role' &&
+        JSON.stringify(resource.Properties?.AssumeRolePolicyDocument).includes('codedeploy.amazonaws.com'),
+    );
+    expect(roles).toHaveLength(1);
+    expect(roles[0]!.Properties?.ManagedPolicyArns).toEqual([
+      { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited']] },
+    ]);
+    const groups = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::CodeDeploy::DeploymentGroup');
+    expect(new Set(groups.map((group) => JSON.stringify(group.Properties?.ServiceRoleArn))).size).toBe(1);
+  });
+
+  it('-c release= picks another configuration, and refuses one CodeDeploy does not define', () => {
+    const { template } = synthStage('staging', { release: 'Linear10PercentEvery1Minute' });
+    template.allResourcesProperties('AWS::CodeDeploy::DeploymentGroup', {
+      DeploymentConfigName: 'CodeDeployDefault.LambdaLinear10PercentEvery1Minute',
+    });
+    expect(() => synthStage('prod', { release: 'Canary50Percent1Minute' })).toThrow(
+      'Context release must be one of AllAtOnce, Canary10Percent5Minutes',
+    );
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * No release can replace or remove a stateful resource: every stage, synthesized afresh, against the
+ * committed record (lib/stateful-resources/<stage>.json); and every stateful resource of a stage that
+ * keeps its data survives its stack and its replacement (DeletionPolicy and UpdateReplacePolicy Retain).
+ * The defects the comparison must catch are injected into stacks synthesized here, in process.
+ */
+
+import { describe, expect, it } from '@jest/globals';
+import { type CfnElement, RemovalPolicy } from 'aws-cdk-lib';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import type { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
+import { STAGES } from '../../lib/stage-config';
+import {
+  compareStateful,
+  readRecord,
+  STATEFUL_TYPES,
+  synthesizeForRecord,
+  type TemplateJson,
+  unretained,
+} from '../../lib/stateful-resources';
+import type { UserManagementStack } from '../../lib/user-management-stack';
+
+const fresh = Object.fromEntries(STAGES.map((stage) => [stage, synthesizeForRecord(stage)])) as Record<
+  (typeof STAGES)[number],
+  ReturnType<typeof synthesizeForRecord>
+>;
+const idOf = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(element.node.defaultChild as CfnElement);
+const prodStack = fresh.prod.stack as UserManagementStack;
+const usersTable = idOf(prodStack, prodStack.tables.users);
+
+describe.each(STAGES)('%s', (stage) => {
+  it('keeps every recorded stateful resource: none replaced, renamed or removed, none unrecorded', () => {
+    expect(compareStateful(readRecord(stage), fresh[stage].record)).toEqual([]);
+  });
+
+  it('the record holds every resource of a stateful type in the template, with each replacing property', () => {
+    const template = fresh[stage].template;
+    const stateful = Object.entries(template.Resources).filter(([, resource]) => STATEFUL_TYPES[resource.Type]);
+    expect(Object.keys(readRecord(stage).resources).sort()).toEqual(stateful.map(([id]) => id).sort());
+    for (const [id, resource] of stateful) {
+      expect(Object.keys(readRecord(stage).resources[id]!.replacedBy)).toEqual(STATEFUL_TYPES[resource.Type]!.replacedBy);
+    }
+  });
+});
+
+describe.each(['staging', 'prod'] as const)('%s keeps its data', (stage) => {
+  it('every stateful resource in the template that holds data: DeletionPolicy and UpdateReplacePolicy Retain', () => {
+    const { template } = fresh[stage];
+    const holdingData = Object.entries(template.Resources).filter(
+      ([, resource]) => STATEFUL_TYPES[resource.Type] && STATEFUL_TYPES[resource.Type]!.keptWithoutStack !== false,
+    );
+    expect(holdingData.length).toBeGreaterThan(0);
+    expect(unretained(template)).toEqual([]);
+    for (const [id, resource] of holdingData)
+      expect([id, resource.DeletionPolicy, resource.UpdateReplacePolicy]).toEqual([id, 'Retain', 'Retain']);
+  });
+});
+
+describe('the checks fail on each defect, naming the resource and the property', () => {
+  const problemsOf = (modify: (stack: UserManagementStack) => void, context: Record<string, unknown> = {}) =>
+    compareStateful(
+      readRecord('prod'),
+      synthesizeForRecord('prod', { context, modify: (stack) => modify(stack as UserManagementStack) }).record,
+    );
+
+  it("a table's partition key renamed", () => {
+    const problems = problemsOf((stack) => {
+      const table = stack.tables.users.node.defaultChild as CfnTable;
+      table.addPropertyOverride('KeySchema.0.AttributeName', 'user_pk');
+      table.addPropertyOverride('AttributeDefinitions.0.AttributeName', 'user_pk');
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(
+        new RegExp(`^UserManagement-prod: ${usersTable} \\(AWS::DynamoDB::Table\\) KeySchema would change from .*"pk".* to .*"user_pk"`),
+      ),
+    ]);
+  });
+
+  it("a table's construct id changed (a new logical id)", () => {
+    const problems = problemsOf((stack) => {
+      // What renaming the construct `Users` to `Accounts` does to the template: the logical id follows the construct path.
+      (stack.tables.users.node.defaultChild as CfnTable).overrideLogicalId(usersTable.replace('Users', 'Accounts'));
+    });
+    expect(problems).toEqual([
+      // The stream's mapping would follow the new table's stream: replaced too.
+      expect.stringMatching(/\(AWS::Lambda::EventSourceMapping\) EventSourceArn would change from .*TablesUsers.* to .*TablesAccounts/),
+      expect.stringContaining(`${usersTable} (AWS::DynamoDB::Table) would be removed or renamed`),
+      expect.stringContaining(`${usersTable.replace('Users', 'Accounts')} (AWS::DynamoDB::Table) is not in the record`),
+    ]);
+  });
+
+  it("the alarm topic's key removed (the team's topic named instead of the stage's own)", () => {
+    const problems = problemsOf(() => {}, { alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alerts' });
+    const removed = Object.entries(readRecord('prod').resources)
+      .filter(([, resource]) => resource.type === 'AWS::KMS::Key' || resource.type === 'AWS::SNS::Topic')
+      .map(([id, resource]) => expect.stringContaining(`${id} (${resource.type}) would be removed or renamed`));
+    expect(removed.length).toBeGreaterThan(0);
+    expect(problems.sort()).toEqual(removed);
+    expect(problems.some((problem) => problem.includes('(AWS::KMS::Key) would be removed'))).toBe(true);
+  });
+
+  it("the stream's event source mapping moved to another construct (its position in the stream would start over)", () => {
+    const mapping = Object.entries(readRecord('prod').resources).find(
+      ([, resource]) => resource.type === 'AWS::Lambda::EventSourceMapping',
+    )![0];
+    const problems = problemsOf((stack) => {
+      const child = stack.lifecycleEvents.consumer.alias.node.children.find((c) => c.node.id.startsWith('DynamoDBEventSource'))!;
+      (child.node.defaultChild as CfnElement).overrideLogicalId('LifecycleEventsConsumerLiveMapping');
+    });
+    expect(problems).toEqual([
+      expect.stringContaining(`${mapping} (AWS::Lambda::EventSourceMapping) would be removed or renamed`),
+      expect.stringContaining('LifecycleEventsConsumerLiveMapping (AWS::Lambda::EventSourceMapping) is not in the record'),
+    ]);
+    // The logical id it had on the function before releases moved it to the alias: CloudFormation updates it in place.
+    expect(mapping).toBe('LifecycleEventsConsumerFunctionDynamoDBEventSourceUserManagementprodTablesUsers5699FFB7FFE37BFE');
+  });
+
+  it("a log group's name set", () => {
+    const logGroup = idOf(prodStack, prodStack.functions.createUser.logGroup);
+    const problems = problemsOf((stack) => {
+      (stack.functions.createUser.logGroup.node.defaultChild as CfnLogGroup).logGroupName = '/user-management/create-user';
+    });
+    expect(problems).toEqual([
+      `UserManagement-prod: ${logGroup} (AWS::Logs::LogGroup) LogGroupName would change from null to "/user-management/create-user": CloudFormation replaces the resource on a change of LogGroupName`,
+    ]);
+  });
+
+  it('a stateful resource of a stage that keeps its data, left to be deleted with its stack', () => {
+    const { template } = synthesizeForRecord('prod', {
+      modify: (stack) => (stack as UserManagementStack).lifecycleEvents.deadLetters.applyRemovalPolicy(RemovalPolicy.DESTROY),
+    });
+    const queue = idOf(prodStack, prodStack.lifecycleEvents.deadLetters);
+    expect(unretained(template as TemplateJson)).toEqual([`${queue} (AWS::SQS::Queue): DeletionPolicy Delete, UpdateReplacePolicy Delete`]);
+    // And dev, which keeps nothing, fails the same check on every one that holds data.
+    expect(unretained(fresh.dev.template).length).toBe(
+      Object.values(fresh.dev.record.resources).filter((resource) => STATEFUL_TYPES[resource.type]!.keptWithoutStack !== false).length,
+    );
+  });
+});
