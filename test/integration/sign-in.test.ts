@@ -114,7 +114,14 @@ function observed(options: { verify?: (stored: string, password: string) => Prom
     verified.push(stored);
     return (options.verify ?? verifyHash)(stored, password);
   };
-  const deps = (s: SignInStore = store): SignInDeps => ({ store: s, setting: config.argon2, lane, now: () => clock, verify });
+  const deps = (s: SignInStore = store): SignInDeps => ({
+    store: s,
+    setting: config.argon2,
+    lane,
+    now: () => clock,
+    verify,
+    passwordPolicy: config.passwordPolicy,
+  });
   return {
     verified,
     commands,
@@ -232,12 +239,99 @@ describe("bcrypt's 72 bytes", () => {
     expect(await signInAs(email, typo)).toEqual({ outcome: 'wrong' });
   }, 60_000);
 
-  it('at 72 bytes or fewer, a bcrypt match is ok and is upgraded', async () => {
+  it('exactly the first 72 bytes of a longer password and the whole password both answer must-reset (bcrypt cannot tell them apart); the hash is kept until changePassword', async () => {
+    const email = uniqueEmail('bcrypt-prefix');
+    const real = `${'a long passphrase, '.repeat(4)}past bcrypt's reach`;
+    const prefix = Buffer.from(real).subarray(0, 72).toString('utf8');
+    expect([Buffer.byteLength(prefix), Buffer.byteLength(real) > 72]).toEqual([72, true]);
+    const imported = bcrypt.hashSync(real, 4);
+    await importHashes([{ email, hash: imported }]);
+    expect(await signInAs(email, prefix)).toEqual({ outcome: 'must-reset' });
+    expect((await profile(email)).password_hash).toBe(imported);
+    expect(await signInAs(email, real)).toEqual({ outcome: 'must-reset' });
+    expect((await profile(email)).password_hash).toBe(imported);
+    expect(
+      await tool.changePassword({ ownerId: owner.ownerId, email, currentPassword: prefix, newPassword: 'the new chosen passphrase' }),
+    ).toEqual({
+      outcome: 'changed',
+    });
+    expect((await profile(email)).password_hash).toMatch(CURRENT);
+    expect(await signInAs(email, 'the new chosen passphrase')).toEqual({ outcome: 'ok' });
+    expect(await signInAs(email, real)).toEqual({ outcome: 'wrong' });
+  }, 60_000);
+
+  it('under 72 bytes, a bcrypt match is ok and is upgraded', async () => {
     const email = uniqueEmail('bcrypt-short');
-    const password = 'x'.repeat(72);
+    const password = 'x'.repeat(71);
     await importHashes([{ email, hash: bcrypt.hashSync(password, 4) }]);
     expect(await signInAs(email, password)).toEqual({ outcome: 'ok' });
     expect((await profile(email)).password_hash).toMatch(CURRENT);
+  }, 60_000);
+});
+
+describe('inputs past any password or address', () => {
+  const max = config.passwordPolicy.maxLength;
+  /** 8 MiB of a decomposed letter and its accent: NFC would halve it, at a cost. */
+  const huge = 'e\u0301'.repeat(Math.ceil((8 * 1024 * 1024) / 3));
+  const justPast = 'é'.repeat(2 * max + 1); // 2 bytes each: 4 × max + 2 bytes, though only 2 × max + 1 code points
+  const longEmail = `${'a'.repeat(2_100)}@example.com`;
+  /** Runs `body` with String.prototype.normalize watched: the lengths of the strings it was asked to normalise. */
+  async function normalised<T>(body: () => Promise<T>): Promise<{ result: T; lengths: number[] }> {
+    const original = String.prototype.normalize;
+    const lengths: number[] = [];
+    String.prototype.normalize = function (this: string, form?: string) {
+      lengths.push(this.length);
+      return original.call(this, form);
+    };
+    try {
+      return { result: await body(), lengths };
+    } finally {
+      String.prototype.normalize = original;
+    }
+  }
+
+  it('a password over 4 × the maximum length in UTF-8 bytes, or an e-mail over 254 octets, answers wrong for a known and an unknown e-mail, with nothing read or counted', async () => {
+    const email = uniqueEmail('oversized');
+    await create(email, 'an ordinary password');
+    const seen = observed();
+    for (const who of [email, uniqueEmail('oversized-unknown')]) {
+      for (const password of [huge, justPast]) {
+        const { result, lengths } = await normalised(() => seen.run(who, password));
+        expect([result, lengths.filter((length) => length >= justPast.length)]).toEqual([{ outcome: 'wrong' }, []]);
+      }
+    }
+    for (const address of [longEmail, `${'é'.repeat(124)}@example.com`]) {
+      expect(await seen.run(address, 'an ordinary password')).toEqual({ outcome: 'wrong' });
+    }
+    expect([seen.commands, seen.verified]).toEqual([[], []]);
+    expect(await state(email)).toBeUndefined();
+    // At the limit, still an ordinary attempt: 4 × max bytes is not past it.
+    expect(await seen.run(email, 'é'.repeat(2 * max))).toEqual({ outcome: 'wrong' });
+    expect(seen.verified).toHaveLength(1);
+    expect(await signInAs(email, 'an ordinary password')).toEqual({ outcome: 'ok' });
+  }, 60_000);
+
+  it('changePassword: an oversized current password answers wrong, an oversized new one is refused for its length, neither normalised', async () => {
+    const email = uniqueEmail('oversized-change');
+    await create(email, 'an ordinary password');
+    const change = (currentPassword: string, newPassword: string) =>
+      tool.changePassword({ ownerId: owner.ownerId, email, currentPassword, newPassword });
+    for (const [current, next, expected] of [
+      [huge, 'a new passphrase', { outcome: 'wrong' }],
+      [
+        'an ordinary password',
+        huge,
+        {
+          outcome: 'refused',
+          reason: 'length',
+          message: `new_password must be between ${config.passwordPolicy.minLength} and ${max} characters.`,
+        },
+      ],
+    ] as const) {
+      const { result, lengths } = await normalised(() => change(current, next));
+      expect([result, lengths.filter((length) => length >= justPast.length)]).toEqual([expected, []]);
+    }
+    expect(await signInAs(email, 'an ordinary password')).toEqual({ outcome: 'ok' });
   }, 60_000);
 });
 
