@@ -38,7 +38,12 @@ export interface RequestUnits {
 
 export interface RequestUnitsEnv {
   readonly endpoint: string;
-  readonly tables: { readonly usersTableName: string; readonly ownersTableName: string; readonly idempotencyTableName: string };
+  readonly tables: {
+    readonly usersTableName: string;
+    readonly ownersTableName: string;
+    readonly idempotencyTableName: string;
+    readonly signInTableName: string;
+  };
   /** The document client the handlers use (this process's stores). */
   readonly client: DynamoDBDocumentClient;
   readonly owner: { readonly email: string; readonly apiKey: string; readonly ownerId: string };
@@ -54,6 +59,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     [env.tables.usersTableName]: 'users',
     [env.tables.ownersTableName]: 'owners',
     [env.tables.idempotencyTableName]: 'idempotency',
+    [env.tables.signInTableName]: 'sign-in',
   };
   const meter = capacityMeter(env.client, kinds);
   const tap = await streamTap(env.endpoint, env.tables.usersTableName);
@@ -96,7 +102,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     const withIdempotencyKey = await each(true);
 
     // The sign-in as the module runs it (the domain's rule on its DynamoDB adapter), on the handlers' client.
-    const store = createSignInStore(env.client, env.tables.usersTableName);
+    const store = createSignInStore(env.client, { usersTable: env.tables.usersTableName, signInTable: env.tables.signInTableName });
     // No hash here is dear enough for the costly lane; it is built as the module builds it, and closed.
     const lane = createCostlyLane();
     const user = `sign-in-${randomUUID().slice(0, 13)}@example.com`;

@@ -11,6 +11,7 @@ const names = {
   usersTableName: `users-${suffix}`,
   ownersTableName: `owners-${suffix}`,
   idempotencyTableName: `idempotency-${suffix}`,
+  signInTableName: `sign-in-${suffix}`,
   deletionsTableName: `deletions-${suffix}`,
 };
 afterAll(async () => {

@@ -28,6 +28,7 @@ const usersTable = process.env.USERS_TABLE_NAME!;
 let clock = Date.now();
 const users = createSignIn({
   usersTable,
+  signInTable: process.env.SIGN_IN_TABLE_NAME!,
   argon2Setting: formatArgon2Setting(readPasswordSettings().argon2),
   dynamodb: localConnection(process.env.DYNAMODB_ENDPOINT!),
   now: () => clock,

@@ -26,6 +26,8 @@ export interface OperationEntry {
   readonly timeoutSeconds: number;
   /** DynamoDB actions on the users table beyond the GetItem every operation needs (the function's grant). */
   readonly usersTableActions: readonly DynamoDbAction[];
+  /** DynamoDB actions on the sign-in table (the sign-in module's state): deleteUser's erasure of the user's part, none else. */
+  readonly signInTableActions: readonly DynamoDbAction[];
   /** Lambda memory (MB): CPU on Lambda. Chosen by the bench's memory model (bench/README.md). */
   readonly memoryMb: number;
   /** OpenAPI summary; also the function's description. */
@@ -41,6 +43,7 @@ export const CATALOGUE = {
     successOutcome: 'created',
     timeoutSeconds: 10,
     usersTableActions: ['PutItem'],
+    signInTableActions: [],
     memoryMb: 1769,
     summary: 'Create a user',
     description:
@@ -52,6 +55,7 @@ export const CATALOGUE = {
     successOutcome: 'reset',
     timeoutSeconds: 10,
     usersTableActions: ['UpdateItem'],
+    signInTableActions: [],
     memoryMb: 1769,
     summary: 'Reset a user password',
     description:
@@ -63,6 +67,8 @@ export const CATALOGUE = {
     // A large item collection takes several batch rounds.
     timeoutSeconds: 25,
     usersTableActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
+    // One Query of the user's partition, then BatchWriteItem of what it found.
+    signInTableActions: ['Query', 'BatchWriteItem'],
     memoryMb: 1536,
     summary: 'Delete a user',
     description:
