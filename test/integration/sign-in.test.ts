@@ -623,6 +623,26 @@ describe('changePassword', () => {
     expect(await change('a long and unguessable phrase')).toEqual({ outcome: 'changed' });
   }, 60_000);
 
+  it('refuses the look-alike spellings: with widget blocked wıdget2026!!, WİDGET2026!!, wіdget2026!! (Cyrillic і), and раssword (Cyrillic р, а)', async () => {
+    const other = await newOwner('look-alikes');
+    const ownerId = (await stores.owners.findOwner(other.ownerEmail))!.ownerId;
+    const set = await runScript('admin/cli.ts', ['set-password-policy', other.ownerEmail, '--blocked-words', 'widget'], process.env);
+    expect([set.code, set.stderr]).toEqual([0, '']);
+    const email = uniqueEmail('look-alikes');
+    expect((await invoke(createUser, { user_email: email, user_password: 'a long first password' }, other.apiKey)).status).toBe(200);
+    for (const newPassword of ['w\u0131dget2026!!', 'W\u0130DGET2026!!', 'w\u0456dget2026!!', '\u0440\u0430ssword']) {
+      expect([newPassword, await tool.changePassword({ ownerId, email, currentPassword: 'a long first password', newPassword })]).toEqual([
+        newPassword,
+        { outcome: 'refused', reason: 'guessable', message: 'new_password is too easy to guess: choose another.' },
+      ]);
+    }
+    expect(
+      await tool.changePassword({ ownerId, email, currentPassword: 'a long first password', newPassword: 'gadgets of every colour' }),
+    ).toEqual({
+      outcome: 'changed',
+    });
+  }, 60_000);
+
   it('counts, throttles and locks as a sign-in does, and answers an unknown e-mail as a wrong password', async () => {
     const email = uniqueEmail('change-throttled');
     await create(email, 'the first password');
