@@ -83,8 +83,9 @@ async function main(): Promise<void> {
   const db = createDocumentClient({ endpoint: engine.endpoint });
   const moved = await migrateSignInState(db, { usersTable: process.env.USERS_TABLE_NAME!, signInTable: process.env.SIGN_IN_TABLE_NAME! });
   db.destroy();
-  if (moved.moved + moved.superseded > 0)
-    console.error(`Moved the sign-in state of ${moved.moved + moved.superseded} e-mails into the sign-in table`);
+  if (moved.moved + moved.superseded > 0) {
+    console.error(`Moved the sign-in state the users table kept into the sign-in table: ${moved.moved + moved.superseded} items`);
+  }
   // Before anything writes, so the development owner's UserCreated is delivered too.
   const events = await startLocalEventDelivery(engine.endpoint, adminCommand(engine));
   running.events = events;
