@@ -24,6 +24,7 @@ import { createOwnersStore } from '#store/owners-store';
 import { createUserTransferStore } from '#store/user-transfer-store';
 import { commandUsage } from './command-usage';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
+import { MIGRATE_USAGE, migrateSignInStateCommand } from './migrate-sign-in-state';
 import { POLICY_COMMANDS, POLICY_USAGE, passwordPolicyCommand } from './policy-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 import { REPLAY_USAGE, replayEventsCommand } from './replay-events';
@@ -35,6 +36,7 @@ ${KEY_USAGE}
 ${POLICY_USAGE}
 ${TRANSFER_USAGE}
 ${REAPPLY_USAGE}
+${MIGRATE_USAGE}
 ${REPLAY_USAGE}
 
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
@@ -130,6 +132,7 @@ async function main(): Promise<void> {
   argon2Option = takeArgon2Option(process.argv);
   // Commands with options of their own; see admin/reapply-deletions.ts and admin/transfer-commands.ts.
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
+  if (process.argv[2] === 'migrate-sign-in-state') return void (await migrateSignInStateCommand(process.argv.slice(3)));
   if (process.argv[2] === 'replay-events') {
     process.exitCode = await replayEventsCommand(process.argv.slice(3));
     return;

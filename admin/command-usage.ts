@@ -6,8 +6,8 @@
 
 /** Options every command takes, and those only the commands that hash a clear password take. */
 const COMMON: readonly { readonly option: string; readonly commands?: readonly string[]; readonly except?: readonly string[] }[] = [
-  // reapply-deletions names its one table itself; replay-events reads neither table.
-  { option: '--users-table', except: ['reapply-deletions', 'replay-events'] },
+  // reapply-deletions and migrate-sign-in-state name their tables themselves; replay-events reads neither table.
+  { option: '--users-table', except: ['reapply-deletions', 'replay-events', 'migrate-sign-in-state'] },
   { option: '--argon2', commands: ['create-owner', 'reset-owner-password', 'import-users'] },
   { option: '--help' },
 ];

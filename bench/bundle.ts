@@ -40,6 +40,7 @@ const LAMBDA_ENV = {
   USERS_TABLE_NAME: 'users',
   OWNERS_TABLE_NAME: 'owners',
   IDEMPOTENCY_TABLE_NAME: 'idempotency',
+  SIGN_IN_TABLE_NAME: 'sign-in',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
   POWERTOOLS_SERVICE_NAME: 'user-management',
   AWS_REGION: 'us-east-1',

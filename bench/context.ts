@@ -16,7 +16,12 @@ import type { LambdaReply, LambdaRequest } from './lambda-process';
 import type { BenchContext, BenchDynamoDb, BenchLambda, BenchServer, Measurement, Need } from './measurement';
 import { progress } from './stats';
 
-const TABLES = { usersTableName: 'bench-users', ownersTableName: 'bench-owners', idempotencyTableName: 'bench-idempotency' };
+const TABLES = {
+  usersTableName: 'bench-users',
+  ownersTableName: 'bench-owners',
+  idempotencyTableName: 'bench-idempotency',
+  signInTableName: 'bench-sign-in',
+};
 
 /** What `needs` implies: the server and the stand-in work against DynamoDB Local. */
 const IMPLIED: Record<Need, readonly Need[]> = { dynamodb: ['dynamodb'], server: ['dynamodb', 'server'], lambda: ['dynamodb', 'lambda'] };
@@ -91,6 +96,7 @@ export function createContext(options: {
         USERS_TABLE_NAME: TABLES.usersTableName,
         OWNERS_TABLE_NAME: TABLES.ownersTableName,
         IDEMPOTENCY_TABLE_NAME: TABLES.idempotencyTableName,
+        SIGN_IN_TABLE_NAME: TABLES.signInTableName,
         POWERTOOLS_LOG_LEVEL: 'SILENT',
         // The metric lines would land on this process's stdout, which carries the report.
         POWERTOOLS_METRICS_DISABLED: 'true',

@@ -25,7 +25,12 @@ export interface BenchDynamoDb {
   readonly endpoint: string;
   /** DynamoDB Local's process, for reading its CPU. */
   readonly pid: number;
-  readonly tables: { readonly usersTableName: string; readonly ownersTableName: string; readonly idempotencyTableName: string };
+  readonly tables: {
+    readonly usersTableName: string;
+    readonly ownersTableName: string;
+    readonly idempotencyTableName: string;
+    readonly signInTableName: string;
+  };
   /** This process's configuration and stores (the handlers called in process use the same ones). */
   readonly config: Config;
   readonly stores: Stores;

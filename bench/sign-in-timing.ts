@@ -70,10 +70,11 @@ async function main(): Promise<void> {
     await ensureTables(dynamodb.endpoint, LOCAL_TABLES);
     const ownerId = randomUUID();
     const db = createDocumentClient({ endpoint: dynamodb.endpoint });
-    const users = createUsersStore(db, LOCAL_TABLES.usersTableName);
+    const users = createUsersStore(db, LOCAL_TABLES.usersTableName, LOCAL_TABLES.signInTableName);
     let clock = Date.now();
     const tool = createSignIn({
       usersTable: LOCAL_TABLES.usersTableName,
+      signInTable: LOCAL_TABLES.signInTableName,
       argon2Setting: formatArgon2Setting(SETTING),
       dynamodb: localConnection(dynamodb.endpoint),
       now: () => clock,

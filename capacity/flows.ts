@@ -1,5 +1,5 @@
 /**
- * The requests each sign-in outcome sends to the users table, as functions/shared/store/sign-in-store.ts
+ * The requests each sign-in outcome sends to the users and sign-in tables, as functions/shared/store/sign-in-store.ts
  * sends them, for the capacity model: billed by AWS's rules (capacity/request-units.ts), not by DynamoDB
  * Local's ConsumedCapacity, which bills a missing item's read nothing and a transaction once per item.
  * test/integration/request-units.test.ts records the requests the module really sends on DynamoDB
@@ -27,12 +27,12 @@ export interface SignInSizes {
   readonly state: number;
 }
 
-/** Where the profile and the attempt state live (the model's table names): today both in the users table. */
+/** Where the profile and the attempt state live (the model's table names): the users table and the sign-in table. */
 export interface SignInTables {
   readonly profile: string;
   readonly state: string;
 }
-export const SIGN_IN_TABLES: SignInTables = { profile: 'users', state: 'users' };
+export const SIGN_IN_TABLES: SignInTables = { profile: 'users', state: 'sign-in' };
 
 /**
  * The requests one attempt sends, the first attempt at a user (no state stored yet, as the bench

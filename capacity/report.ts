@@ -5,7 +5,7 @@
 
 import { table } from '../bench/report';
 import { type AwsLimitsFile, cognitoQuota } from './aws';
-import { type SignInSizes, signInUnits } from './flows';
+import { SIGN_IN_TABLES, type SignInSizes, signInUnits } from './flows';
 import { type HotItem, type HotKeyRow, hotKeyRow, writeUnitsOf } from './hot-keys';
 import { type BenchInputs, demandOf, OPERATIONS, type Operation, SIGN_IN_OUTCOMES } from './inputs';
 import { type Assumptions, type AwsFigures, type CapacityRow, capacityRow, FULL_VCPU_MB, type StackSettings, type Subject } from './model';
@@ -69,20 +69,20 @@ export function hotItemsOf(bench: BenchInputs, stack: StackSettings, aws: AwsFig
       methods: 2,
     },
     {
-      item: "a user's sign-in state (users table, the user's partition; sized as the profile, an upper bound)",
+      item: "a user's sign-in state (sign-in table, the user's partition; sized as the profile, an upper bound)",
       reachedBy:
         'counted sign-in attempts at one user: a conditional write of the state each; from the sixth failure on, at most one per wait',
       bytes: bytes.profile,
-      unitsPerRequest: signInTables('wrong', bench).users?.writeUnits ?? 0,
+      unitsPerRequest: signInTables('wrong', bench)[SIGN_IN_TABLES.state]?.writeUnits ?? 0,
       access: 'write',
       methods: 0,
     },
     {
-      item: "a user's profile and sign-in state (users table, the user's partition)",
+      item: "a user's profile (users table) and sign-in state (sign-in table), each in the user's partition",
       reachedBy:
-        'sign-in attempts at one user during a wait: one strongly consistent BatchGetItem of the profile and the state (two items, each rounded up to 4 KB), no write',
+        'sign-in attempts at one user during a wait: one strongly consistent BatchGetItem of the profile and the state (one item on each table, each rounded up to 4 KB), no write',
       bytes: bytes.profile,
-      unitsPerRequest: signInTables('throttled', bench).users?.readUnits ?? 0,
+      unitsPerRequest: Math.max(...Object.values(signInTables('throttled', bench)).map((units) => units.readUnits)),
       access: 'strong-read',
       methods: 0,
     },

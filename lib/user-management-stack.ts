@@ -63,6 +63,7 @@ export class UserManagementStack extends Stack {
       USERS_TABLE_NAME: this.tables.users.tableName,
       OWNERS_TABLE_NAME: this.tables.owners.tableName,
       IDEMPOTENCY_TABLE_NAME: this.tables.idempotency.tableName,
+      SIGN_IN_TABLE_NAME: this.tables.signIn.tableName,
       PASSWORD_MIN_LENGTH: String(config.passwordMinLength),
       PASSWORD_MAX_LENGTH: String(config.passwordMaxLength),
       ARGON2_SETTING: formatArgon2Setting(config.argon2),
@@ -90,6 +91,8 @@ export class UserManagementStack extends Stack {
       // And records the key's last use, hourly: last_used_at and nothing else of the key's item.
       fn.allowUpdateOf(this.tables.owners, [OWNERS_TABLE.partitionKey.name], [KEY_LAST_USED_ATTRIBUTE]);
       fn.allow(this.tables.users, 'GetItem', ...entry.usersTableActions);
+      // The sign-in table only to erase a deleted user's part of it.
+      if (entry.signInTableActions?.length) fn.allow(this.tables.signIn, ...entry.signInTableActions);
       // Idempotency-Key: claim (conditional put), record the response (update), drop the claim after a 500 (delete).
       fn.allow(this.tables.idempotency, 'PutItem', 'UpdateItem', 'DeleteItem');
       functions[operation] = fn;
@@ -189,6 +192,14 @@ export class UserManagementStack extends Stack {
     new CfnOutput(this, 'UsersTableArn', {
       description: "The users table's ARN, for a tool's role: grantSignIn (lib/constructs/sign-in-grant.ts) in the tool's own CDK app",
       value: this.tables.users.tableArn,
+    });
+    new CfnOutput(this, 'SignInTableName', {
+      description: "The sign-in table: the sign-in module's signInTable option, and migrate-sign-in-state's --sign-in-table",
+      value: this.tables.signIn.tableName,
+    });
+    new CfnOutput(this, 'SignInTableArn', {
+      description: "The sign-in table's ARN, for a tool's role: grantSignIn's signInTable (lib/constructs/sign-in-grant.ts)",
+      value: this.tables.signIn.tableArn,
     });
     new CfnOutput(this, 'OwnersTableName', { description: 'OWNERS_TABLE_NAME for the admin CLI', value: this.tables.owners.tableName });
     new CfnOutput(this, 'Argon2Setting', {

@@ -22,6 +22,7 @@ import {
   DELETIONS_TABLE,
   IDEMPOTENCY_TABLE,
   OWNERS_TABLE,
+  SIGN_IN_TABLE,
   type TableLayout,
   UNDELIVERED_EVENTS_TABLE,
   USERS_TABLE,
@@ -204,6 +205,7 @@ export async function ensureTables(endpoint: string, names: TableNames): Promise
     [names.usersTableName, USERS_TABLE],
     [names.ownersTableName, OWNERS_TABLE],
     [names.idempotencyTableName, IDEMPOTENCY_TABLE],
+    [names.signInTableName, SIGN_IN_TABLE],
   ];
   if (names.deletionsTableName) tables.push([names.deletionsTableName, DELETIONS_TABLE]);
   if (names.undeliveredEventsTableName) tables.push([names.undeliveredEventsTableName, UNDELIVERED_EVENTS_TABLE]);
@@ -216,10 +218,19 @@ export async function ensureTables(endpoint: string, names: TableNames): Promise
       if (layout.stream && !Table?.StreamSpecification?.StreamEnabled) {
         await client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: streamSpecification(layout) }));
       }
-      // A table kept from before its layout had a TTL (the users table's, for the sign-in state) gets it now.
-      if (!layout.timeToLiveAttribute) continue;
+      // TTL as the layout says, as a stack update makes it: a users table kept from before the sign-in
+      // table had one for the sign-in state, which its layout no longer has.
       const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: name }));
-      if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED') continue;
+      const enabled = TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED';
+      if (!layout.timeToLiveAttribute && enabled) {
+        await client.send(
+          new UpdateTimeToLiveCommand({
+            TableName: name,
+            TimeToLiveSpecification: { AttributeName: TimeToLiveDescription!.AttributeName!, Enabled: false },
+          }),
+        );
+      }
+      if (!layout.timeToLiveAttribute || enabled) continue;
     }
     if (layout.timeToLiveAttribute) {
       await client.send(

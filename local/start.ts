@@ -11,7 +11,9 @@ import type { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { dirname } from 'node:path';
+import { createDocumentClient } from '#store/client';
 import { DEFAULT_DYNAMODB_PORT, LOCAL_TABLES, localEngine, portFromEnv } from '#store/local-engine';
+import { migrateSignInState } from '#store/sign-in-migration';
 import { type DynamoDbLocal, ensureTables, launchDynamoDbLocal } from './dynamodb-local';
 import { type EventDelivery, startLocalEventDelivery } from './event-delivery';
 import { portInUse } from './free-port';
@@ -23,6 +25,7 @@ const DEFAULT_PORT = 3000;
 process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
 process.env.OWNERS_TABLE_NAME ??= LOCAL_TABLES.ownersTableName;
 process.env.IDEMPOTENCY_TABLE_NAME ??= LOCAL_TABLES.idempotencyTableName;
+process.env.SIGN_IN_TABLE_NAME ??= LOCAL_TABLES.signInTableName;
 process.env.DELETIONS_TABLE_NAME ??= LOCAL_TABLES.deletionsTableName;
 process.env.UNDELIVERED_EVENTS_TABLE_NAME ??= LOCAL_TABLES.undeliveredEventsTableName;
 process.env.POWERTOOLS_SERVICE_NAME ??= 'user-management-local';
@@ -69,11 +72,19 @@ async function main(): Promise<void> {
       usersTableName: process.env.USERS_TABLE_NAME!,
       ownersTableName: process.env.OWNERS_TABLE_NAME!,
       idempotencyTableName: process.env.IDEMPOTENCY_TABLE_NAME!,
+      signInTableName: process.env.SIGN_IN_TABLE_NAME!,
       deletionsTableName: process.env.DELETIONS_TABLE_NAME!,
       undeliveredEventsTableName: process.env.UNDELIVERED_EVENTS_TABLE_NAME!,
     });
   } catch (error) {
     throw new Error(`DynamoDB at ${engine.endpoint} did not accept the tables: ${(error as Error).message || (error as Error).name}`);
+  }
+  // Data kept from before the sign-in table: its sign-in state moves there (ADR 26), every start-up, idempotently.
+  const db = createDocumentClient({ endpoint: engine.endpoint });
+  const moved = await migrateSignInState(db, { usersTable: process.env.USERS_TABLE_NAME!, signInTable: process.env.SIGN_IN_TABLE_NAME! });
+  db.destroy();
+  if (moved.moved + moved.superseded > 0) {
+    console.error(`Moved the sign-in state the users table kept into the sign-in table: ${moved.moved + moved.superseded} items`);
   }
   // Before anything writes, so the development owner's UserCreated is delivered too.
   const events = await startLocalEventDelivery(engine.endpoint, adminCommand(engine));

@@ -40,7 +40,12 @@ export interface RequestUnits {
 
 export interface RequestUnitsEnv {
   readonly endpoint: string;
-  readonly tables: { readonly usersTableName: string; readonly ownersTableName: string; readonly idempotencyTableName: string };
+  readonly tables: {
+    readonly usersTableName: string;
+    readonly ownersTableName: string;
+    readonly idempotencyTableName: string;
+    readonly signInTableName: string;
+  };
   /** The document client the handlers use (this process's stores). */
   readonly client: DynamoDBDocumentClient;
   readonly owner: { readonly email: string; readonly apiKey: string; readonly ownerId: string };
@@ -56,6 +61,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     [env.tables.usersTableName]: 'users',
     [env.tables.ownersTableName]: 'owners',
     [env.tables.idempotencyTableName]: 'idempotency',
+    [env.tables.signInTableName]: 'sign-in',
   };
   const meter = capacityMeter(env.client, kinds);
   const tap = await streamTap(env.endpoint, env.tables.usersTableName);
@@ -105,7 +111,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     const withIdempotencyKey = await each(true);
 
     // The sign-in as the module runs it (the domain's rule on its DynamoDB adapter), on the handlers' client.
-    const store = createSignInStore(env.client, env.tables.usersTableName);
+    const store = createSignInStore(env.client, { usersTable: env.tables.usersTableName, signInTable: env.tables.signInTableName });
     // No hash here is dear enough for the costly lane; it is built as the module builds it, and closed.
     const lane = createCostlyLane();
     const user = `sign-in-${randomUUID().slice(0, 13)}@example.com`;
@@ -146,7 +152,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
       items: {
         profile: await sizeOf(env.tables.usersTableName, userKey(env.owner.ownerId, user)),
         // The state a wrong password left (the success before it deleted the first one).
-        signInState: await sizeOf(env.tables.usersTableName, signInStateKey(env.owner.ownerId, user)),
+        signInState: await sizeOf(env.tables.signInTableName, signInStateKey(env.owner.ownerId, user)),
         ownerAccount: await sizeOf(env.tables.usersTableName, userKey(env.owner.ownerId, env.owner.email)),
         apiKey: await sizeOf(env.tables.ownersTableName, apiKeyKey(digestApiKey(env.owner.apiKey))),
         idempotencyRecord: await sizeOf(

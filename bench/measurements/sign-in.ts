@@ -67,6 +67,7 @@ export const signInMeasurement: Measurement<SignInBench> = {
   async run(context) {
     const { endpoint, tables } = context.dynamodb;
     const table_ = tables.usersTableName;
+    const stateTable = tables.signInTableName;
     const ownerId = randomUUID();
     const setting = context.setting;
     const calls: string[] = [];
@@ -81,8 +82,13 @@ export const signInMeasurement: Measurement<SignInBench> = {
     );
     const lane = createCostlyLane();
     const fixedNow = Date.now();
-    const deps: SignInDeps = { store: createSignInStore(db, table_), setting, lane, now: () => fixedNow };
-    const users = createUsersStore(db, table_);
+    const deps: SignInDeps = {
+      store: createSignInStore(db, { usersTable: table_, signInTable: stateTable }),
+      setting,
+      lane,
+      now: () => fixedNow,
+    };
+    const users = createUsersStore(db, table_, stateTable);
     const hash = await hashPassword(PASSWORD, setting);
     const dummy = await dummyHash(setting);
     const create = async (tag: string) => {
@@ -120,9 +126,14 @@ export const signInMeasurement: Measurement<SignInBench> = {
         new BatchGetCommand({
           RequestItems: {
             [table_]: {
-              Keys: [userKey(ownerId, email), signInStateKey(ownerId, email)],
+              Keys: [userKey(ownerId, email)],
               ConsistentRead: true,
-              ProjectionExpression: 'sk, password_hash, should_reset_password, failures, wait_until, hash_tag, expires_at',
+              ProjectionExpression: 'password_hash, should_reset_password',
+            },
+            [stateTable]: {
+              Keys: [signInStateKey(ownerId, email)],
+              ConsistentRead: true,
+              ProjectionExpression: 'failures, wait_until, hash_tag, expires_at',
             },
           },
         }),
@@ -130,7 +141,7 @@ export const signInMeasurement: Measurement<SignInBench> = {
     const count = () =>
       db.send(
         new UpdateCommand({
-          TableName: table_,
+          TableName: stateTable,
           Key: floorState,
           UpdateExpression: 'SET failures = :f, wait_until = :w, hash_tag = :t',
           ExpressionAttributeValues: { ':f': 1, ':w': fixedNow, ':t': 'floor' },
@@ -148,7 +159,7 @@ export const signInMeasurement: Measurement<SignInBench> = {
                 ExpressionAttributeValues: { ':h': hash },
               },
             },
-            { Delete: { TableName: table_, Key: floorState } },
+            { Delete: { TableName: stateTable, Key: floorState } },
           ],
         }),
       );

@@ -5,6 +5,7 @@ import {
   DELETIONS_TABLE,
   IDEMPOTENCY_TABLE,
   OWNERS_TABLE,
+  SIGN_IN_TABLE,
   type TableLayout,
   UNDELIVERED_EVENTS_TABLE,
   USERS_TABLE,
@@ -29,7 +30,7 @@ export interface TablesProps {
  */
 export const LEDGER_RECOVERY_PERIOD_DAYS = 1;
 
-/** The users, owners and idempotency tables, the deletion ledger and the undelivered events, built from the one shared table layout. */
+/** The users, owners and idempotency tables, the deletion ledger, the undelivered events and the sign-in state, built from the one shared table layout. */
 export class Tables extends Construct {
   readonly users: Table;
   readonly owners: Table;
@@ -38,6 +39,8 @@ export class Tables extends Construct {
   readonly deletions: Table;
   /** Lifecycle events kept whole after every delivery try failed, until replayed (TTL after 14 days). */
   readonly undeliveredEvents: Table;
+  /** The sign-in module's state (failed attempts per e-mail; TTL for e-mails no user has), written by the tools' roles. */
+  readonly signIn: Table;
 
   constructor(scope: Construct, id: string, props: TablesProps = {}) {
     super(scope, id);
@@ -50,6 +53,8 @@ export class Tables extends Construct {
     this.deletions = tableFromLayout(this, 'Deletions', DELETIONS_TABLE, retainData, LEDGER_RECOVERY_PERIOD_DAYS);
     // Like the ledger, it names deleted users: its own backups reach back one day only.
     this.undeliveredEvents = tableFromLayout(this, 'UndeliveredEvents', UNDELIVERED_EVENTS_TABLE, retainData, LEDGER_RECOVERY_PERIOD_DAYS);
+    // Counts of failed sign-ins, also of e-mails no user has: nothing to restore a week later, so one day, like the ledger.
+    this.signIn = tableFromLayout(this, 'SignIn', SIGN_IN_TABLE, retainData, LEDGER_RECOVERY_PERIOD_DAYS);
   }
 }
 

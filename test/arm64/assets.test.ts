@@ -83,6 +83,7 @@ function runOnArm64(operation: Operation, calls: { body: unknown; apiKey: string
         USERS_TABLE_NAME: process.env.USERS_TABLE_NAME,
         OWNERS_TABLE_NAME: process.env.OWNERS_TABLE_NAME,
         IDEMPOTENCY_TABLE_NAME: process.env.IDEMPOTENCY_TABLE_NAME,
+        SIGN_IN_TABLE_NAME: process.env.SIGN_IN_TABLE_NAME,
         POWERTOOLS_LOG_LEVEL: 'SILENT',
         POWERTOOLS_SERVICE_NAME: 'user-management-arm64',
         NODE_OPTIONS: '--enable-source-maps',

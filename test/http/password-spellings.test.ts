@@ -115,6 +115,7 @@ describe('the comparison form: the contract spellings of password, and the issue
     'a leading tab': '\tpassword',
     'a short entry padded with spaces': '123456  ',
     'only invisible characters': '\u200B'.repeat(8),
+    'Cyrillic р and а (UTS #39 look-alikes of p and a)': '\u0440\u0430ssword',
   };
 
   it.each(Object.entries(spellings))('%s: refused on create and on reset', async (_, password) => {
@@ -133,6 +134,20 @@ describe('context words and their derivatives', () => {
       const again = await reset({ user_email: 'jane.doe@widgetworks.com', new_password: password });
       expect([password, again.status, again.body]).toEqual([password, 400, { message: GUESSABLE('new_password') }]);
     }
+  });
+
+  it('with widget blocked: wıdget2026!!, WİDGET2026!! and wіdget2026!! (Cyrillic і) refused on create and reset; a plain phrase passes', async () => {
+    const { apiKey } = await keyOfOwnerWithPolicy(suite.target.runPrefix, { blockedWords: ['widget'] });
+    const email = await existingUser('widget', apiKey);
+    for (const password of ['w\u0131dget2026!!', 'W\u0130DGET2026!!', 'w\u0456dget2026!!']) {
+      const created = await create({ user_email: uncreated('widget'), user_password: password }, apiKey);
+      expect([password, created.status, created.body]).toEqual([password, 400, { message: GUESSABLE('user_password') }]);
+      const again = await reset({ user_email: email, new_password: password }, apiKey);
+      expect([password, again.status, again.body]).toEqual([password, 400, { message: GUESSABLE('new_password') }]);
+    }
+    const again = await reset({ user_email: email, new_password: 'gadgets of every colour' }, apiKey);
+    expect([again.status, again.body]).toEqual([200, { message: 'Password reset successfully.' }]);
+    expect((await suite.api.asA('/v1/deleteUser', { user_email: email }, { apiKey })).status).toBe(200);
   });
 
   it("an owner's 4-letter blocked word refuses its derivatives and accepts my ACME passphrase", async () => {

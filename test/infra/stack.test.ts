@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { type CfnElement, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CATALOGUE } from '#contract/operations';
-import { IDEMPOTENCY_TABLE, OWNERS_TABLE, type TableLayout, USERS_TABLE } from '#store/table-layout';
+import { IDEMPOTENCY_TABLE, OWNERS_TABLE, SIGN_IN_TABLE, type TableLayout, USERS_TABLE } from '#store/table-layout';
 import { buildOpenApiDocument, OPENAPI_PATH, SERVED_BASE_URL, serializeOpenApiDocument } from '../../codegen/openapi';
 import { buildApp } from '../../lib/app';
 import { GATEWAY_MESSAGES, openApiResponseTemplate } from '../../lib/constructs/api';
+import { LEDGER_RECOVERY_PERIOD_DAYS } from '../../lib/constructs/tables';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type Operation, type UserManagementStack } from '../../lib/user-management-stack';
 import { accessLogFields, accessLogLine, expectedAlarmNames, resourcesOf, statementsOfRole, synthStage, TEST_REGION } from './synth';
@@ -22,10 +24,10 @@ const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?:
 
 describe('tables', () => {
   it.each(STAGES)(
-    '%s: five on-demand, encrypted tables (users, owners, idempotency, deletion ledger, undelivered events) with point-in-time recovery',
+    '%s: every table of the Tables construct (users, owners, idempotency, deletion ledger, undelivered events, sign-in state) on-demand, encrypted, with point-in-time recovery',
     (stage) => {
-      const { template } = byStage[stage];
-      template.resourceCountIs('AWS::DynamoDB::Table', 5);
+      const { template, stack } = byStage[stage];
+      template.resourceCountIs('AWS::DynamoDB::Table', Object.values(stack.tables).filter((member) => member instanceof Table).length);
       template.allResourcesProperties('AWS::DynamoDB::Table', {
         BillingMode: 'PAY_PER_REQUEST',
         SSESpecification: { SSEEnabled: true },
@@ -57,19 +59,36 @@ describe('tables', () => {
   });
 
   it.each(STAGES)(
-    '%s: idempotency records and the sign-in state of unknown e-mails expire through DynamoDB TTL on expires_at; owners never',
+    '%s: idempotency records and the sign-in state expire through DynamoDB TTL on expires_at; the users and owners tables never',
     (stage) => {
       const { template, stack } = byStage[stage];
       const resources = resourcesOf(template);
-      for (const table of [stack.tables.idempotency, stack.tables.users]) {
+      for (const table of [stack.tables.idempotency, stack.tables.signIn]) {
         expect(resources[logicalId(stack, table)]?.Properties?.TimeToLiveSpecification).toEqual({
           AttributeName: 'expires_at',
           Enabled: true,
         });
       }
-      expect(resources[logicalId(stack, stack.tables.owners)]?.Properties?.TimeToLiveSpecification).toBeUndefined();
+      // No TTL on the users table: no role that may write the sign-in state's expiry can make DynamoDB delete a profile.
+      for (const table of [stack.tables.users, stack.tables.owners]) {
+        expect(resources[logicalId(stack, table)]?.Properties?.TimeToLiveSpecification).toBeUndefined();
+      }
     },
   );
+
+  it('the sign-in table: the shared layout, no stream (no sign-in write reaches the lifecycle events), backups of one day', () => {
+    const { template, stack } = prod;
+    const signIn = resourcesOf(template)[logicalId(stack, stack.tables.signIn)];
+    expect(signIn?.Properties?.KeySchema).toEqual([
+      { AttributeName: SIGN_IN_TABLE.partitionKey.name, KeyType: 'HASH' },
+      { AttributeName: SIGN_IN_TABLE.sortKey!.name, KeyType: 'RANGE' },
+    ]);
+    expect(signIn?.Properties?.StreamSpecification).toBeUndefined();
+    expect(signIn?.Properties?.PointInTimeRecoverySpecification).toEqual({
+      PointInTimeRecoveryEnabled: true,
+      RecoveryPeriodInDays: LEDGER_RECOVERY_PERIOD_DAYS,
+    });
+  });
 
   it.each(['prod', 'staging'] as const)('%s: deletion protection on, tables retained on delete and replace', (stage) => {
     const { template } = byStage[stage];
@@ -111,6 +130,7 @@ describe('functions', () => {
         USERS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.users) },
         OWNERS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.owners) },
         IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack, stack.tables.idempotency) },
+        SIGN_IN_TABLE_NAME: { Ref: logicalId(stack, stack.tables.signIn) },
         PASSWORD_MIN_LENGTH: '8',
         PASSWORD_MAX_LENGTH: '1024',
         ARGON2_SETTING: 'm=7168,t=5,p=1',
@@ -187,13 +207,18 @@ describe('least privilege', () => {
   ) as Record<Operation, string[]>;
 
   it.each(OPERATIONS)(
-    '%s: its own log group, GetItem on owners, UpdateItem of last_used_at only, exactly its actions on users and on idempotency records',
+    '%s: its own log group, GetItem on owners, UpdateItem of last_used_at only, exactly its actions on users, idempotency records and the sign-in state',
     (operation) => {
       const { template, stack } = prod;
       const fn = stack.functions[operation];
       const tableArn = (table: typeof stack.tables.users) => ({ 'Fn::GetAtt': [logicalId(stack, table), 'Arn'] });
       const statements = statementsOfRole(template, logicalId(stack, fn.role));
-      expect(statements).toHaveLength(6);
+      const signInActions = (CATALOGUE[operation].signInTableActions ?? []).map((action) => `dynamodb:${action}`).sort();
+      expect(statements).toHaveLength(6 + (signInActions.length > 0 ? 1 : 0));
+      // The sign-in table only to erase a deleted user's part of it: deleteUser alone.
+      expect(statements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(tableArn(stack.tables.signIn)))).toEqual(
+        signInActions.length > 0 ? [{ Effect: 'Allow', Action: signInActions, Resource: tableArn(stack.tables.signIn) }] : [],
+      );
       expect(statements).toEqual(
         expect.arrayContaining([
           {
@@ -492,6 +517,8 @@ describe('outputs', () => {
       'EventBusArn',
       'EventBusName',
       'OwnersTableName',
+      'SignInTableArn',
+      'SignInTableName',
       'UndeliveredEventsTableName',
       'UsersTableArn',
       'UsersTableName',

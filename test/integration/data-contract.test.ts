@@ -83,6 +83,7 @@ describe('the data contract', () => {
     // Section 2: the module, built from the stack outputs.
     const users = createSignIn({
       usersTable,
+      signInTable: process.env.SIGN_IN_TABLE_NAME!,
       argon2Setting: formatArgon2Setting(argon2),
       dynamodb: localConnection(process.env.DYNAMODB_ENDPOINT!),
     });

@@ -6,7 +6,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { createDocumentClient } from '#store/client';
+import { LOCAL_TABLES } from '#store/local-engine';
+import { SIGN_IN_SK } from '#store/table-layout';
 import { freePort } from '../../local/free-port';
 import {
   commandLine,
@@ -38,6 +42,10 @@ describe('npm start', () => {
         body: JSON.stringify({ user_email: 'persisted@example.com', user_password: 'long enough' }),
       });
     expect((await call(apiKey!)).status).toBe(200);
+    // What a sign-in module before the sign-in table kept in the users table: the next start-up moves it.
+    const engine = createDocumentClient({ endpoint: `http://127.0.0.1:${env.DYNAMODB_PORT}` });
+    const legacy = { pk: 'some-owner#legacy@example.com', sk: SIGN_IN_SK, failures: 7, wait_until: 0, hash_tag: 'none' };
+    await engine.send(new PutCommand({ TableName: LOCAL_TABLES.usersTableName, Item: legacy }));
 
     // The README shows this first run's output exactly (npm's own two lines aside, ports as configured).
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -61,6 +69,11 @@ describe('npm start', () => {
     await second.waitFor(/Listening on/, 90_000);
     expect(second.output()).toContain('Development owner dev-owner@example.com exists');
     expect(second.output()).not.toContain('export API_KEY=');
+    expect(second.output()).toContain('Moved the sign-in state the users table kept into the sign-in table: 1 items');
+    const keyOf = { pk: legacy.pk, sk: legacy.sk };
+    const get = async (table: string) => (await engine.send(new GetCommand({ TableName: table, Key: keyOf, ConsistentRead: true }))).Item;
+    expect([await get(LOCAL_TABLES.usersTableName), await get(LOCAL_TABLES.signInTableName)]).toEqual([undefined, legacy]);
+    engine.destroy();
     const again = await call(apiKey!);
     expect([again.status, await again.json()]).toEqual([409, { message: 'User already exists.' }]);
     const startedAgain = descendantPids(second.child.pid!);

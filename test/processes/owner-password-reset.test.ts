@@ -28,6 +28,7 @@ const usersTable = process.env.USERS_TABLE_NAME!;
 let clock = Date.now();
 const users = createSignIn({
   usersTable,
+  signInTable: process.env.SIGN_IN_TABLE_NAME!,
   argon2Setting: formatArgon2Setting(readPasswordSettings().argon2),
   dynamodb: localConnection(process.env.DYNAMODB_ENDPOINT!),
   now: () => clock,
@@ -46,8 +47,9 @@ describe('admin reset-owner-password', () => {
   it("ends a locked owner account's lockout with a new password, shown once and stored as its hash", async () => {
     const owner = await newOwner('locked-owner');
     const { ownerId } = (await stores.owners.findOwner(owner.ownerEmail))!;
-    const read = async (key: Record<string, string>) =>
-      (await stores.client.send(new GetCommand({ TableName: usersTable, Key: key, ConsistentRead: true }))).Item;
+    const read = async (key: Record<string, string>, table = usersTable) =>
+      (await stores.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
+    const state = () => read(signInStateKey(ownerId, owner.ownerEmail), process.env.SIGN_IN_TABLE_NAME!);
     const profile = async () => (await read(userKey(ownerId, owner.ownerEmail)))!;
     const signIn = (password: string) => users.signIn({ ownerId, email: owner.ownerEmail, password });
 
@@ -61,7 +63,7 @@ describe('admin reset-owner-password', () => {
       failures++;
     }
     expect(await signIn('one more guess')).toEqual({ outcome: 'locked' });
-    expect((await read(signInStateKey(ownerId, owner.ownerEmail)))?.failures).toBe(MAX_FAILED_SIGN_INS);
+    expect((await state())?.failures).toBe(MAX_FAILED_SIGN_INS);
 
     const reset = await admin('reset-owner-password', owner.ownerEmail.toUpperCase());
     expect([reset.code, reset.stderr]).toEqual([0, '']);
@@ -79,7 +81,7 @@ describe('admin reset-owner-password', () => {
     expect(JSON.stringify(after)).not.toContain(printed.password);
     // The count was against the old hash: the new one starts from nothing, and a success removes it.
     expect(await signIn(printed.password)).toEqual({ outcome: 'ok' });
-    expect(await read(signInStateKey(ownerId, owner.ownerEmail))).toBeUndefined();
+    expect(await state()).toBeUndefined();
 
     const event = await waitFor(
       () => delivery.events().find((e) => e['detail-type'] === 'UserPasswordReset' && e.detail.user_email === owner.ownerEmail),

@@ -107,6 +107,7 @@ describe('admin reapply-deletions', () => {
       usersTableName: restored,
       ownersTableName: `${restored}-owners`,
       idempotencyTableName: `${restored}-idempotency`,
+      signInTableName: `${restored}-sign-in`,
     });
     const snapshot = await itemsOf(LOCAL_TABLES.usersTableName, owner.ownerId);
     for (let i = 0; i < snapshot.length; i += 25) {

@@ -132,7 +132,7 @@ describe("the README's TypeScript example, compiled and run as the README says",
     writeFileSync(
       join(dir, 'misuse.ts'),
       `import { createSignIn } from '${manifest.name}';
-const users = createSignIn({ usersTable: 'users' });
+const users = createSignIn({ usersTable: 'users', signInTable: 'sign-in' });
 export const n: number = (await users.signIn({ ownerId: 'o', email: 'e', password: 'p' })).outcome;
 `,
     );
@@ -174,6 +174,7 @@ export const n: number = (await users.signIn({ ownerId: 'o', email: 'e', passwor
     expect((await invoke(createUser, { user_email: email, user_password: password }, owner.apiKey)).status).toBe(200);
     const { AWS_PROFILE: _profile, ...env } = strangerEnv(major, {
       USERS_TABLE_NAME: config.usersTableName,
+      SIGN_IN_TABLE_NAME: config.signInTableName,
       ARGON2_SETTING: formatArgon2Setting(config.argon2),
       OWNER_ID: ownerId,
       // The AWS SDK's own variables: DynamoDB Local's address, a region and any credentials.
@@ -217,6 +218,7 @@ const input = JSON.parse(process.argv[2]);
 let clock = Date.now();
 const users = createSignIn({
   usersTable: input.usersTable,
+  signInTable: input.signInTable,
   argon2Setting: input.argon2Setting,
   dynamodb: { endpoint: input.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
   ...(input.fakeClock && { now: () => clock }),
@@ -280,6 +282,7 @@ console.log(JSON.stringify(result));
 function runTool(input: Record<string, unknown>, options: SpawnOptions = {}): Promise<Record<string, unknown>> {
   const full = {
     usersTable: config.usersTableName,
+    signInTable: config.signInTableName,
     argon2Setting: formatArgon2Setting(config.argon2),
     endpoint: process.env.DYNAMODB_ENDPOINT!,
     ...input,
@@ -355,7 +358,7 @@ describe('every scenario of the data contract, through the installed package on 
     const stateOf = async () =>
       (
         await stores.client.send(
-          new GetCommand({ TableName: config.usersTableName, Key: signInStateKey(owner.ownerId, email), ConsistentRead: true }),
+          new GetCommand({ TableName: config.signInTableName, Key: signInStateKey(owner.ownerId, email), ConsistentRead: true }),
         )
       ).Item;
     // Counted means verifying now: reset then.
@@ -380,7 +383,7 @@ describe('every scenario of the data contract, through the installed package on 
     expect(result.lockedAfter).toBe(fastestLockoutSeconds());
     expect([result.burst.filter((o) => o === 'wrong').length, result.burst.filter((o) => o === 'throttled').length]).toEqual([6, 294]);
     const state = await stores.client.send(
-      new GetCommand({ TableName: config.usersTableName, Key: signInStateKey(owner.ownerId, burstEmail), ConsistentRead: true }),
+      new GetCommand({ TableName: config.signInTableName, Key: signInStateKey(owner.ownerId, burstEmail), ConsistentRead: true }),
     );
     expect(state.Item?.failures).toBe(6);
   }, 300_000);

@@ -22,6 +22,7 @@ const TABLES = {
   usersTableName: `slow-users-${process.pid}`,
   ownersTableName: `slow-owners-${process.pid}`,
   idempotencyTableName: `slow-idempotency-${process.pid}`,
+  signInTableName: `slow-sign-in-${process.pid}`,
 };
 const TABLE_OPTIONS = ['--users-table', TABLES.usersTableName, '--owners-table', TABLES.ownersTableName];
 beforeAll(() => ensureTables(process.env.DYNAMODB_ENDPOINT!, TABLES));

@@ -25,6 +25,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.USERS_TABLE_NAME = LOCAL_TABLES.usersTableName;
   process.env.OWNERS_TABLE_NAME = LOCAL_TABLES.ownersTableName;
   process.env.IDEMPOTENCY_TABLE_NAME = LOCAL_TABLES.idempotencyTableName;
+  process.env.SIGN_IN_TABLE_NAME = LOCAL_TABLES.signInTableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   // One metric line per request would flood the output; metrics.test.ts and secrets.test.ts turn them on.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

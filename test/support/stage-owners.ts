@@ -28,7 +28,10 @@ function stageStores() {
   const ownersTableName = process.env.OWNERS_TABLE_NAME;
   if (!usersTableName || !ownersTableName) throw new Error('This row needs USERS_TABLE_NAME and OWNERS_TABLE_NAME (see docs/deploy.md)');
   // The idempotency table is never touched from here.
-  const stores = createStores({ usersTableName, ownersTableName, idempotencyTableName: 'unused' }, createDocumentClient());
+  const stores = createStores(
+    { usersTableName, ownersTableName, idempotencyTableName: 'unused', signInTableName: process.env.SIGN_IN_TABLE_NAME ?? 'unused' },
+    createDocumentClient(),
+  );
   cached = { stores, usersTableName, ownersTableName };
   return cached;
 }

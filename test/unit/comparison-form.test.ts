@@ -9,7 +9,9 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { caseFold, comparisonForm } from '#domain/comparison-form';
 import { CASE_FOLDING_COUNT, CASE_FOLDING_UNICODE } from '#domain/generated/case-folding';
+import { LOOK_ALIKES_COUNT } from '#domain/generated/look-alikes';
 import { buildCaseFoldingModule, CASE_FOLDING_PATH, encode, foldings } from '../../codegen/case-folding';
+import { buildLookAlikesModule, LOOK_ALIKES_PATH, lookAlikes } from '../../codegen/look-alikes';
 
 /** Every Unicode scalar value (code points without the surrogates), as a string each. */
 const everyCharacter = function* () {
@@ -64,7 +66,62 @@ describe('the folding table', () => {
   });
 });
 
+describe('the look-alikes table', () => {
+  it('is what npm run build:look-alikes writes from UTS #39 confusables and the Unicode scripts', () => {
+    expect(readFileSync(LOOK_ALIKES_PATH, 'utf8')).toBe(buildLookAlikesModule());
+  });
+
+  it('maps case-folded Cyrillic and Greek letters, and Turkic ı and İ, each to one lower-case Latin letter; nothing else moves', () => {
+    const table = lookAlikes();
+    expect(table).toHaveLength(LOOK_ALIKES_COUNT);
+    for (const [from, to] of table) {
+      const letter = String.fromCodePoint(from);
+      expect([from, to]).toEqual([from, expect.stringMatching(/^[a-z]$/)]);
+      expect([from, /^[\p{Script=Cyrillic}\p{Script=Greek}\u0130\u0131]$/u.test(letter)]).toEqual([from, true]);
+      // Keyed by the folded letter (but İ, which folds to two code points): a capital is looked up by its fold.
+      if (from !== 0x130) expect([from, caseFold(letter)]).toEqual([from, letter]);
+    }
+    // Among them, as UTS #39 lists them: Cyrillic а е о р с у х і ј ѕ, Greek ο ι α ν, and both of the Turkic i.
+    const mapped = new Map(table);
+    for (const [letter, latin] of Object.entries({
+      а: 'a',
+      е: 'e',
+      о: 'o',
+      р: 'p',
+      с: 'c',
+      у: 'y',
+      х: 'x',
+      і: 'i',
+      ј: 'j',
+      ѕ: 's',
+      ο: 'o',
+      ι: 'i',
+      α: 'a',
+      ν: 'v',
+      ı: 'i',
+      İ: 'i',
+    })) {
+      expect([letter, mapped.get(letter.codePointAt(0)!)]).toEqual([letter, latin]);
+    }
+    // A letter counts as what its capital is listed as: Cyrillic н as h (Н looks like H).
+    expect(mapped.get(0x043d)).toBe('h');
+    // Upper and lower case compare alike, as everywhere in the form.
+    for (const word of ['\u0419\u0426\u0423\u041A\u0415\u041D', '\u0397\u03A1\u0391', 'W\u0406DGET']) {
+      expect(comparisonForm(word)).toBe(comparisonForm(word.toLowerCase()));
+    }
+  });
+});
+
 describe('comparisonForm', () => {
+  it("counts ı, İ and the Cyrillic and Greek look-alikes of Latin letters as those letters (the contract's spellings)", () => {
+    for (const spelling of ['w\u0131dget2026!!', 'W\u0130DGET2026!!', 'w\u0456dget2026!!', 'W\u0406DGET2026!!']) {
+      expect([spelling, comparisonForm(spelling)]).toEqual([spelling, 'widget2026!!']);
+    }
+    expect(comparisonForm('\u0440\u0430ssword')).toBe('password');
+    expect(comparisonForm('\u03C1\u03B1ss\u051D\u03BF\u0433d')).toBe('password');
+    // The hash is never of this form: only the lists and the context words are compared in it.
+  });
+
   it("turns the contract's examples into password", () => {
     for (const spelling of [
       'pa\u017F\u017Fword1',
@@ -100,7 +157,9 @@ describe('comparisonForm', () => {
 
   it('leaves a password that is already in the form as it is', () => {
     expect(comparisonForm('correct horse battery staple')).toBe('correct horse battery staple');
-    expect(comparisonForm('\u043F\u0430\u0440\u043E\u043B\u044C')).toBe('\u043F\u0430\u0440\u043E\u043B\u044C');
+    // A Cyrillic word keeps its letters but its look-alikes of Latin ones (а, р, о, and ь, whose capital looks like b): a listed word is compared the same way.
+    expect(comparisonForm('\u043F\u0430\u0440\u043E\u043B\u044C')).toBe('\u043Fapo\u043Bb');
+    expect(comparisonForm('\u043Fapo\u043Bb')).toBe('\u043Fapo\u043Bb');
   });
 
   it('is idempotent on every single character', () => {
@@ -114,7 +173,7 @@ describe('comparisonForm', () => {
 
   it('is idempotent on strings of letters, accents, invisible characters, spaces and case pairs', () => {
     const tricky = fc.constantFrom(
-      ...'aeiAEI\u017F\u00DF\u1E9E\u0130\u0131\u03A3\u03C2\u0345\u0301\u0308\u0307\u200B\u200D\u00AD\uFEFF\u034F \u00A0\u3000\t\uFB01\uFF21\u1100\u1161\u11A8\uFFA0\u3164',
+      ...'aeiAEI\u017F\u00DF\u1E9E\u0130\u0131\u03A3\u03C2\u0345\u0301\u0308\u0307\u200B\u200D\u00AD\uFEFF\u034F \u00A0\u3000\t\uFB01\uFF21\u1100\u1161\u11A8\uFFA0\u3164\u0430\u0410\u0406\u0456\u04BA\u04BB\u0399\u03B9\u037A\u0419\u0439\u0306',
     );
     fc.assert(
       fc.property(

@@ -63,6 +63,7 @@ const NOT_FOR_NPM_START: Record<string, string> = {
   USERS_TABLE_NAME: "npm start names its local tables itself; a deployed function gets the stack's",
   OWNERS_TABLE_NAME: "npm start names its local tables itself; a deployed function gets the stack's",
   IDEMPOTENCY_TABLE_NAME: "npm start names its local tables itself; a deployed function gets the stack's",
+  SIGN_IN_TABLE_NAME: "npm start names its local tables itself; a deployed function gets the stack's",
   DELETIONS_TABLE_NAME: "npm start names its local tables itself; a deployed function gets the stack's",
   UNDELIVERED_EVENTS_TABLE_NAME: "npm start names its local tables itself; a deployed function gets the stack's",
   EVENT_BUS_NAME: 'the deployed event consumer only (npm start writes EVENTS_FILE)',

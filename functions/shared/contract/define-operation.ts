@@ -27,6 +27,11 @@ export interface OperationEntry {
   readonly timeoutSeconds: number;
   /** DynamoDB actions on the users table beyond the GetItem every operation needs (the function's grant). */
   readonly usersTableActions: readonly DynamoDbAction[];
+  /**
+   * DynamoDB actions on the sign-in table (the sign-in module's state and devices): deleteUser's
+   * erasure of the user's part. None when absent.
+   */
+  readonly signInTableActions?: readonly DynamoDbAction[];
   /** Lambda memory (MB): CPU on Lambda. Chosen by the bench's memory model (bench/README.md). */
   readonly memoryMb: number;
   /** OpenAPI summary; also the function's description. */

@@ -11,7 +11,7 @@ import type { PasswordPolicy } from '#platform/config';
 import { normalizeEmail } from './email';
 import { type BreachCheck, checkPasswordOnline, limitsFor } from './password-policy';
 import { hashPassword } from './passwords';
-import { attempt, type SignInDeps, type SignInRefusal, settle } from './sign-in';
+import { attempt, BYTES_PER_CODE_POINT, type SignInDeps, type SignInRefusal, settle } from './sign-in';
 
 export interface ChangePasswordInput {
   readonly ownerId: string;
@@ -45,11 +45,16 @@ export async function changePassword(deps: ChangePasswordDeps, input: ChangePass
   // Read only once the current password is known: no policy (the owner's blocked words) answers a stranger.
   const owner = await deps.store.ownerPolicy(input.ownerId);
   const limits = limitsFor(deps.passwordPolicy, owner);
-  const verdict = await checkPasswordOnline(
-    input.newPassword,
-    { limits, email, ...(owner?.blockedWords && { blockedWords: owner.blockedWords }) },
-    deps.breachCheck,
-  );
+  // Past 4 bytes a code point of the maximum, no NFC form can fit: refused before normalising it.
+  const maxBytes = BYTES_PER_CODE_POINT * limits.maxLength;
+  const pastAnyLength = input.newPassword.length > maxBytes || Buffer.byteLength(input.newPassword, 'utf8') > maxBytes;
+  const verdict = pastAnyLength
+    ? 'length'
+    : await checkPasswordOnline(
+        input.newPassword,
+        { limits, email, ...(owner?.blockedWords && { blockedWords: owner.blockedWords }) },
+        deps.breachCheck,
+      );
   if (verdict !== 'ok') {
     const refused: ChangePasswordResult = {
       outcome: 'refused',

@@ -1,14 +1,19 @@
 /**
  * The form in which a password is compared with the lists and the context words (never the form it
  * is hashed in, which is NFC): NFKC; every default-ignorable code point removed (zero-width space
- * and joiner, soft hyphen, BOM...); Unicode default case folding (CaseFolding.txt, statuses C and F:
- * `ſ` is `s`, `ß` is `ss`); NFKC once more, since removing an invisible character between a letter
- * and its accent, or folding, can leave a string that is not NFKC; then leading and trailing white
- * space removed. So `paſſword1`, `PAſSWORD`, `pass\u200Bword`, full-width `ｐａｓｓｗｏｒｄ` and
- * ` password` are all `password`, and applying the form twice changes nothing.
+ * and joiner, soft hyphen, BOM...); every look-alike counted as the Latin letter it looks like (the
+ * Cyrillic and Greek letters that Unicode's confusables data, UTS #39, lists as look-alikes of one
+ * Latin letter, in either case, and Turkic `ı` and `İ` as `i`: generated/look-alikes.ts); Unicode
+ * default case folding (CaseFolding.txt, statuses C and F: `ſ` is `s`, `ß` is `ss`), and the look-alikes
+ * again (the table holds case-folded letters); NFKC once more, since removing an invisible character between a letter and its
+ * accent, or folding, can leave a string that is not NFKC; then leading and trailing white space
+ * removed. So `paſſword1`, `PAſSWORD`, `pass\u200Bword`, full-width `ｐａｓｓｗｏｒｄ`, ` password` and
+ * `раssword` (Cyrillic р and а) are all `password`, `wıdget`, `WİDGET` and `wіdget` (Cyrillic і) all
+ * `widget`, and applying the form twice changes nothing.
  */
 
 import { MULTIPLE_FOLDINGS, SINGLE_FOLDING_RUNS } from './generated/case-folding';
+import { LOOK_ALIKES } from './generated/look-alikes';
 
 /** Code point to what it folds to, built once from the generated table (1,585 entries; its format: codegen/case-folding.ts). */
 const FOLDING = new Map<number, string>();
@@ -19,6 +24,13 @@ for (const run of SINGLE_FOLDING_RUNS.split(' ')) {
 for (const entry of MULTIPLE_FOLDINGS.split(' ')) {
   const at = entry.indexOf('=');
   FOLDING.set(Number.parseInt(entry.slice(0, at), 36), entry.slice(at + 1));
+}
+
+/** Look-alike code point to the Latin letter it counts as (generated/look-alikes.ts: each look-alike, then its letter). */
+const LOOK_ALIKE = new Map<number, string>();
+{
+  const pairs = [...LOOK_ALIKES];
+  for (let i = 0; i + 1 < pairs.length; i += 2) LOOK_ALIKE.set(pairs[i]!.codePointAt(0)!, pairs[i + 1]!);
 }
 
 const NOT_ASCII = /[^\0-\x7F]/;
@@ -44,10 +56,28 @@ export function caseFold(text: string): string {
   return copiedTo === 0 ? text : out + text.slice(copiedTo);
 }
 
+/** Every look-alike of a Latin letter replaced by that letter (lower case). */
+export function countLookAlikes(text: string): string {
+  let out = '';
+  let copiedTo = 0;
+  for (let i = 0; i < text.length; ) {
+    const codePoint = text.codePointAt(i)!;
+    const size = codePoint > 0xffff ? 2 : 1;
+    const letter = codePoint > 0x7f ? LOOK_ALIKE.get(codePoint) : undefined;
+    if (letter !== undefined) {
+      out += text.slice(copiedTo, i) + letter;
+      copiedTo = i + size;
+    }
+    i += size;
+  }
+  return copiedTo === 0 ? text : out + text.slice(copiedTo);
+}
+
 /** The comparison form of a password, an e-mail or a blocked word (see the module's comment). */
 export function comparisonForm(text: string): string {
-  // ASCII: NFKC changes nothing, nothing is default-ignorable, and folding is lower-casing.
+  // ASCII: NFKC changes nothing, nothing is default-ignorable or a look-alike, and folding is lower-casing.
   if (!NOT_ASCII.test(text)) return text.toLowerCase().replace(SURROUNDING_ASCII_WHITE_SPACE, '');
-  const folded = caseFold(text.normalize('NFKC').replace(DEFAULT_IGNORABLE, ''));
+  // Before folding too: İ folds to two code points. The table's letters are case-folded ones.
+  const folded = countLookAlikes(caseFold(countLookAlikes(text.normalize('NFKC').replace(DEFAULT_IGNORABLE, ''))));
   return folded.normalize('NFKC').replace(SURROUNDING_WHITE_SPACE, '');
 }

@@ -7,7 +7,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { type Argon2Setting, formatArgon2Setting } from '#platform/config';
+import { type Argon2Setting, DEFAULT_PASSWORD_POLICY, formatArgon2Setting } from '#platform/config';
 import type { CostlyLane, LanePlace } from './costly-lane';
 import { normalizeEmail } from './email';
 import { isCostly } from './hash-cost';
@@ -75,6 +75,8 @@ export interface SignInDeps {
   readonly now?: () => number;
   /** Verifies a password against a stored hash, costly or not; tests wrap it to see or to time what was tried. */
   readonly verify?: (stored: string, password: string) => Promise<boolean>;
+  /** The stage's password lengths: `maxLength` bounds what a sign-in reads at all ({@link oversized}). @default DEFAULT_PASSWORD_POLICY */
+  readonly passwordPolicy?: { readonly maxLength: number };
 }
 
 export interface SignInInput {
@@ -96,11 +98,33 @@ export const isCurrentHash = (stored: string, setting: Argon2Setting) =>
 /** bcrypt reads at most this many bytes of a password. */
 export const BCRYPT_MAX_BYTES = 72;
 
-/** Whether `stored` is bcrypt and `password` longer than bcrypt reads: it matched on its first 72 bytes only. */
+/**
+ * Whether `stored` is bcrypt and `password` as long as what bcrypt reads or longer: then bcrypt cannot tell
+ * the password from its first 72 bytes (a 72-byte prefix of a longer password matches as the whole does),
+ * so the match never becomes the password.
+ */
 export const matchedOnPrefixOnly = (stored: string, password: string): boolean => {
   const verdict = checkHash(stored);
-  return 'accepted' in verdict && verdict.accepted.format === 'bcrypt' && Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES;
+  return 'accepted' in verdict && verdict.accepted.format === 'bcrypt' && Buffer.byteLength(password, 'utf8') >= BCRYPT_MAX_BYTES;
 };
+
+/** RFC 5321's limit on a forward path, in octets: no longer e-mail can be anyone's address. */
+export const MAX_EMAIL_OCTETS = 254;
+
+/** How many UTF-8 bytes past the stage's maximum length a password may have: 4 (a code point's most). */
+export const BYTES_PER_CODE_POINT = 4;
+
+/**
+ * Whether the input is past anything a user can have: a password over 4 × the stage's maximum length in
+ * UTF-8 bytes (no string of `maxLength` code points, NFC or not, is longer), or an e-mail over 254 octets.
+ * Decided before any normalisation, from the length in UTF-16 code units first (never more than the UTF-8
+ * bytes), so an 8 MiB password costs no pass over its text; the answer is `wrong`, with nothing read.
+ */
+export function oversized(input: { readonly email: string; readonly password: string }, maxLength: number): boolean {
+  const maxBytes = BYTES_PER_CODE_POINT * maxLength;
+  if (input.password.length > maxBytes || input.email.length > MAX_EMAIL_OCTETS) return true;
+  return Buffer.byteLength(input.password, 'utf8') > maxBytes || Buffer.byteLength(input.email, 'utf8') > MAX_EMAIL_OCTETS;
+}
 
 const dummies = new Map<string, Promise<string>>();
 /**
@@ -141,6 +165,8 @@ async function firstMatch(stored: string, forms: readonly string[], verify: (sto
  * its verification against a hash at the stage's setting.
  */
 export async function attempt(deps: SignInDeps, input: SignInInput): Promise<SignInRefusal | { readonly verified: Verified }> {
+  // Past any user's password or address: answered alike for every e-mail, before any normalisation or read.
+  if (oversized(input, (deps.passwordPolicy ?? DEFAULT_PASSWORD_POLICY).maxLength)) return { outcome: 'wrong' };
   const now = deps.now ?? Date.now;
   const email = normalizeEmail(input.email);
   const forms = passwordForms(input.password);

@@ -96,6 +96,8 @@ export interface Config extends PasswordSettings {
   readonly ownersTableName: string;
   /** Where Idempotency-Key records live (24 hours each, DynamoDB TTL). */
   readonly idempotencyTableName: string;
+  /** The sign-in module's state (SIGN_IN_TABLE_NAME): the API only erases a deleted user's part of it. */
+  readonly signInTableName: string;
   /** Set only when talking to DynamoDB Local. */
   readonly dynamodbEndpoint: string | undefined;
   /** How long a warm function trusts a looked-up API key; a revocation takes effect within it. */
@@ -137,6 +139,7 @@ export function readConfig(): Config {
     usersTableName: required('USERS_TABLE_NAME'),
     ownersTableName: required('OWNERS_TABLE_NAME'),
     idempotencyTableName: required('IDEMPOTENCY_TABLE_NAME'),
+    signInTableName: required('SIGN_IN_TABLE_NAME'),
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     ...readPasswordSettings(),
     apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', 30, 0) * 1000,

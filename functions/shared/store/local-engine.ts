@@ -9,6 +9,7 @@ export const LOCAL_TABLES = {
   usersTableName: 'users',
   ownersTableName: 'owners',
   idempotencyTableName: 'idempotency',
+  signInTableName: 'sign-in',
   deletionsTableName: 'deletions',
   undeliveredEventsTableName: 'undelivered-events',
 } as const;
@@ -18,6 +19,8 @@ export interface TableNames {
   readonly usersTableName: string;
   readonly ownersTableName: string;
   readonly idempotencyTableName: string;
+  /** The sign-in module's state (its failed attempts), erased with a deleted user. */
+  readonly signInTableName: string;
   /** The deletion ledger, where lifecycle events run (`npm start`, the tests). */
   readonly deletionsTableName?: string;
   /** Lifecycle events kept after every delivery try failed, where lifecycle events run. */

@@ -9,15 +9,14 @@ import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from './owner-policy-item
 import {
   LEGACY_FAILED_SIGN_INS_ATTRIBUTE,
   ownerPolicyKey,
-  PROFILE_SK,
   REHASHED_AT_ATTRIBUTE,
+  SIGN_IN_TABLE,
   signInStateKey,
-  USERS_TABLE,
   userKey,
 } from './table-layout';
 
-/** The attempt state's attributes on its item (SIGN_IN_SK); the TTL attribute is the table's. */
-const STATE = { failures: 'failures', waitUntil: 'wait_until', tag: 'hash_tag', expiresAt: USERS_TABLE.timeToLiveAttribute! } as const;
+/** The attempt state's attributes on its item (SIGN_IN_SK); the TTL attribute is the sign-in table's. */
+const STATE = { failures: 'failures', waitUntil: 'wait_until', tag: 'hash_tag', expiresAt: SIGN_IN_TABLE.timeToLiveAttribute! } as const;
 const NAMES = { '#failures': STATE.failures, '#wait': STATE.waitUntil, '#tag': STATE.tag, '#expires': STATE.expiresAt };
 
 /** The state an item holds, or undefined when it holds none (absent, or not a state). */
@@ -52,38 +51,50 @@ async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Where the sign-in module works: the stage's users table (profiles, read and rehashed) and its sign-in table (the state). */
+export interface SignInTables {
+  readonly usersTable: string;
+  readonly signInTable: string;
+}
+
 /**
- * The users table behind the domain's {@link SignInStore} port. An attempt reads the profile and
- * the state in one BatchGetItem and counts with one conditional UpdateItem on the state's own item,
- * for a known and an unknown e-mail alike; a success settles in one TransactWriteItems (the hash
- * checked, or replaced, and the state deleted). The state's item is not the profile, so no count
- * reaches the lifecycle events (the stream's filter passes profiles only).
+ * The users and sign-in tables behind the domain's {@link SignInStore} port. An attempt reads the
+ * profile (users table) and the state (sign-in table) in one BatchGetItem and counts with one
+ * conditional UpdateItem on the state's item, for a known and an unknown e-mail alike; a success
+ * settles in one TransactWriteItems (the hash checked, or replaced, and the state deleted). On the
+ * users table it reads and writes only the attributes SIGN_IN_READ_ATTRIBUTES and
+ * SIGN_IN_WRITE_ATTRIBUTES name, the only ones its grant allows; the sign-in table has no stream, so
+ * no count reaches the lifecycle events.
  */
-export function createSignInStore(db: DocumentClient, tableName: string): SignInStore {
+export function createSignInStore(db: DocumentClient, tables: SignInTables): SignInStore {
+  const { usersTable, signInTable } = tables;
   return {
     async read(ownerId: string, email: string): Promise<SignInRead> {
-      let keys: Record<string, unknown>[] = [userKey(ownerId, email), signInStateKey(ownerId, email)];
-      const items: Record<string, unknown>[] = [];
-      for (let attempt = 0; keys.length > 0; attempt++) {
+      let request: Record<string, { Keys: Record<string, unknown>[] } & Record<string, unknown>> = {
+        [usersTable]: {
+          Keys: [userKey(ownerId, email)],
+          ConsistentRead: true,
+          ProjectionExpression: 'password_hash, should_reset_password',
+        },
+        [signInTable]: {
+          Keys: [signInStateKey(ownerId, email)],
+          ConsistentRead: true,
+          ProjectionExpression: '#failures, #wait, #tag, #expires',
+          ExpressionAttributeNames: NAMES,
+        },
+      };
+      const found: Record<string, Record<string, unknown>[]> = { [usersTable]: [], [signInTable]: [] };
+      for (let attempt = 0; Object.keys(request).length > 0; attempt++) {
         if (attempt > 8) throw new Error('BatchGetItem left keys unprocessed after 8 retries');
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** Math.min(attempt, 6)));
-        const { Responses, UnprocessedKeys } = await db.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [tableName]: {
-                Keys: keys,
-                ConsistentRead: true,
-                ProjectionExpression: 'sk, password_hash, should_reset_password, #failures, #wait, #tag, #expires',
-                ExpressionAttributeNames: NAMES,
-              },
-            },
-          }),
-        );
-        items.push(...(Responses?.[tableName] ?? []));
-        keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+        const { Responses, UnprocessedKeys } = await db.send(new BatchGetCommand({ RequestItems: request }));
+        for (const table of [usersTable, signInTable]) found[table]!.push(...(Responses?.[table] ?? []));
+        request = Object.fromEntries(
+          Object.entries(UnprocessedKeys ?? {}).filter(([, left]) => (left?.Keys?.length ?? 0) > 0),
+        ) as typeof request;
       }
-      const profile = items.find((item) => item.sk === PROFILE_SK);
-      const state = stateOf(items.find((item) => item.sk !== PROFILE_SK));
+      const profile = found[usersTable]![0];
+      const state = stateOf(found[signInTable]![0]);
       return {
         ...(profile &&
           typeof profile.password_hash === 'string' && {
@@ -103,7 +114,7 @@ export function createSignInStore(db: DocumentClient, tableName: string): SignIn
         await retryingConflicts(() =>
           db.send(
             new UpdateCommand({
-              TableName: tableName,
+              TableName: signInTable,
               Key: signInStateKey(ownerId, email),
               UpdateExpression:
                 next.expiresAt === undefined
@@ -139,7 +150,7 @@ export function createSignInStore(db: DocumentClient, tableName: string): SignIn
      * replaced on that condition and marked as a sign-in's rehash), and the state's item deleted.
      */
     async succeed(ownerId, email, verifiedHash, upgradedHash) {
-      const profile = { TableName: tableName, Key: userKey(ownerId, email), ConditionExpression: 'password_hash = :verified' };
+      const profile = { TableName: usersTable, Key: userKey(ownerId, email), ConditionExpression: 'password_hash = :verified' };
       try {
         await retryingConflicts(() =>
           db.send(
@@ -155,7 +166,7 @@ export function createSignInStore(db: DocumentClient, tableName: string): SignIn
                         ExpressionAttributeValues: { ':verified': verifiedHash, ':new': upgradedHash, ':at': new Date().toISOString() },
                       },
                     },
-                { Delete: { TableName: tableName, Key: signInStateKey(ownerId, email) } },
+                { Delete: { TableName: signInTable, Key: signInStateKey(ownerId, email) } },
               ],
             }),
           ),
@@ -176,7 +187,7 @@ export function createSignInStore(db: DocumentClient, tableName: string): SignIn
               TransactItems: [
                 {
                   Update: {
-                    TableName: tableName,
+                    TableName: usersTable,
                     Key: userKey(ownerId, email),
                     UpdateExpression: `SET password_hash = :new, should_reset_password = :no, updated_at = :at REMOVE #rehashed, ${LEGACY_FAILED_SIGN_INS_ATTRIBUTE}`,
                     ConditionExpression: 'password_hash = :verified',
@@ -189,7 +200,7 @@ export function createSignInStore(db: DocumentClient, tableName: string): SignIn
                     },
                   },
                 },
-                { Delete: { TableName: tableName, Key: signInStateKey(ownerId, email) } },
+                { Delete: { TableName: signInTable, Key: signInStateKey(ownerId, email) } },
               ],
             }),
           ),
@@ -205,7 +216,7 @@ export function createSignInStore(db: DocumentClient, tableName: string): SignIn
     async ownerPolicy(ownerId: string): Promise<OwnerPasswordPolicy | undefined> {
       const { Item } = await db.send(
         new GetCommand({
-          TableName: tableName,
+          TableName: usersTable,
           Key: ownerPolicyKey(ownerId),
           ProjectionExpression: '#policy',
           ExpressionAttributeNames: { '#policy': PASSWORD_POLICY_ATTRIBUTE },

@@ -22,13 +22,13 @@ export interface Stores {
 }
 
 /** The tables the API's stores live in. */
-export type StoreTables = Pick<Config, 'usersTableName' | 'ownersTableName' | 'idempotencyTableName'>;
+export type StoreTables = Pick<Config, 'usersTableName' | 'ownersTableName' | 'idempotencyTableName' | 'signInTableName'>;
 
 /** Builds the stores on `client` for these tables. */
 export function createStores(tables: StoreTables, client: DocumentClient): Stores {
   return {
     client,
-    users: createUsersStore(client, tables.usersTableName),
+    users: createUsersStore(client, tables.usersTableName, tables.signInTableName),
     owners: createOwnersStore(client, tables),
     idempotency: createIdempotencyStore(client, tables.idempotencyTableName),
   };

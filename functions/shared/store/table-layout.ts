@@ -3,6 +3,8 @@
  * and the repository all read it, so they cannot drift.
  */
 
+import { PASSWORD_POLICY_ATTRIBUTE } from './owner-policy-item';
+
 export type KeyAttribute = { readonly name: string; readonly type: 'S' };
 
 export interface TableLayout {
@@ -30,7 +32,22 @@ export const USERS_TABLE: TableLayout = {
   globalSecondaryIndexes: [],
   // Both images: a reset is told from other updates by comparing hashes, a delete names its user.
   stream: 'NEW_AND_OLD_IMAGES',
-  // The sign-in state kept for an e-mail no user has (SIGN_IN_SK) expires; nothing else of the service sets it.
+  // No TTL: nothing here expires. The sign-in state, which does, has its own table (SIGN_IN_TABLE), so no
+  // role that may write that state's expiry can set one on a profile for DynamoDB to delete it.
+};
+
+/**
+ * The sign-in module's own state (the tool's role writes it; the service only erases it): per e-mail of an
+ * owner's tool, its consecutive failures (SIGN_IN_SK), and room beside it, under the same partition key, for
+ * what else a user's sign-ins keep (the trusted devices). The partition key is the users table's
+ * (`<ownerId>#<email>`), so one grant's `dynamodb:LeadingKeys` limits a role to one owner on both tables.
+ * What is kept for an e-mail no user has expires by its own TTL attribute. No stream: no sign-in write
+ * can reach the lifecycle events. deleteUser erases the user's partition here with the rest of its data.
+ */
+export const SIGN_IN_TABLE: TableLayout = {
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  globalSecondaryIndexes: [],
   timeToLiveAttribute: 'expires_at',
 };
 
@@ -105,14 +122,38 @@ export const LEGACY_FAILED_SIGN_INS_ATTRIBUTE = 'failed_sign_ins';
 export const REHASHED_AT_ATTRIBUTE = 'password_rehashed_at';
 
 /**
- * Sort key of the sign-in state in a user's item collection: the consecutive failures, the wait
- * before the next attempt, and the tag of the hash they were counted against (sign-in-store.ts).
- * Kept under the same key for an e-mail no user has, then expiring by TTL.
+ * Sort key of the sign-in state in SIGN_IN_TABLE: the consecutive failures, the wait before the next
+ * attempt, and the tag of the hash they were counted against (sign-in-store.ts). Kept under the same key
+ * for an e-mail no user has, then expiring by TTL. Versions before the sign-in table kept it under this
+ * key in the users table: `admin migrate-sign-in-state` (and `npm start`) moves such items (ADR 26).
  */
 export const SIGN_IN_SK = 'SIGN_IN';
 
-/** Primary key of the sign-in state of an e-mail in an owner's tool, whether or not a user has it. */
+/** Primary key of the sign-in state of an e-mail in an owner's tool, whether or not a user has it (in SIGN_IN_TABLE). */
 export const signInStateKey = (ownerId: string, email: string) => ({ pk: userPk(ownerId, email), sk: SIGN_IN_SK });
+
+/**
+ * The attributes of the users table that the sign-in module reads: a profile's hash and reset flag
+ * (signIn), the owner's password policy on its copy (changePassword), and the keys. The grant
+ * (lib/constructs/sign-in-grant.ts) allows reads of these and no other.
+ */
+export const SIGN_IN_READ_ATTRIBUTES = ['pk', 'sk', 'password_hash', 'should_reset_password', PASSWORD_POLICY_ATTRIBUTE] as const;
+
+/**
+ * The attributes of a profile that the sign-in module writes or checks: the hash and its rehash mark
+ * (a success's upgrade), the reset flag, the update time and the legacy count (changePassword), and the
+ * keys. The grant allows updates of these and no other: never `white_label`, the owner's password policy,
+ * or an expiry.
+ */
+export const SIGN_IN_WRITE_ATTRIBUTES = [
+  'pk',
+  'sk',
+  'password_hash',
+  REHASHED_AT_ATTRIBUTE,
+  'should_reset_password',
+  'updated_at',
+  LEGACY_FAILED_SIGN_INS_ATTRIBUTE,
+] as const;
 
 /**
  * Primary key of the copy of an owner's password policy that the sign-in module reads (its

@@ -2,7 +2,7 @@ import { GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { ExportedUser, UserTransferStore } from '#domain/user-transfer';
 import type { DocumentClient } from './client';
 import { PROFILE_SK, userKey } from './table-layout';
-import { createUsersStore } from './users-store';
+import { putNewUser } from './users-store';
 
 /**
  * The users table behind the domain's {@link UserTransferStore} port (the admin CLI's import and
@@ -11,9 +11,8 @@ import { createUsersStore } from './users-store';
  * items) once, in pages, which is an operator's job, not a request's.
  */
 export function createUserTransferStore(db: DocumentClient, tableName: string): UserTransferStore {
-  const users = createUsersStore(db, tableName);
   return {
-    createUser: (user) => users.createUser(user),
+    createUser: (user) => putNewUser(db, tableName, user),
 
     async userExists(ownerId, email) {
       const { Item } = await db.send(

@@ -13,46 +13,53 @@ const refusal = (error: ConditionalCheckFailedException): Refusal => {
   return old?.white_label ? 'white_label' : 'not_found';
 };
 
-/** The users table behind the domain's {@link UserStore} port: one conditional write per change. */
-export function createUsersStore(db: DocumentClient, tableName: string): UserStore {
+/**
+ * One conditional put of a new user's profile; false when the e-mail already exists in this owner's tool.
+ * Each call tags its item with a random id and asks for the found item on refusal: an item with this
+ * call's id means the SDK retried a put whose response was lost, and the user is ours. The import
+ * (user-transfer-store.ts) creates its users with it too.
+ */
+export async function putNewUser(db: DocumentClient, Users: string, user: UserRecord): Promise<boolean> {
+  const at = new Date().toISOString();
+  const createId = randomUUID();
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: Users,
+        Item: {
+          ...userKey(user.ownerId, user.email),
+          owner_id: user.ownerId,
+          user_email: user.email,
+          password_hash: user.passwordHash,
+          should_reset_password: user.shouldResetPassword,
+          created_at: user.createdAt ?? at,
+          updated_at: at,
+          create_id: createId,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) {
+      return error.Item !== undefined && unmarshall(error.Item as never).create_id === createId;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The users table behind the domain's {@link UserStore} port: one conditional write per change. A delete
+ * erases the user's partition of the sign-in table (`signInTableName`: its failed attempts and whatever
+ * else its sign-ins keep) with the associated items, before the profile.
+ */
+export function createUsersStore(db: DocumentClient, tableName: string, signInTableName: string): UserStore {
   const Users = tableName;
   const now = () => new Date().toISOString();
   return {
-    /**
-     * One conditional put; false when the e-mail already exists in this owner's tool.
-     * Each call tags its item with a random id and asks for the found item on refusal:
-     * an item with this call's id means the SDK retried a put whose response was lost,
-     * and the user is ours.
-     */
-    async createUser(user: UserRecord): Promise<boolean> {
-      const at = now();
-      const createId = randomUUID();
-      try {
-        await db.send(
-          new PutCommand({
-            TableName: Users,
-            Item: {
-              ...userKey(user.ownerId, user.email),
-              owner_id: user.ownerId,
-              user_email: user.email,
-              password_hash: user.passwordHash,
-              should_reset_password: user.shouldResetPassword,
-              created_at: user.createdAt ?? at,
-              updated_at: at,
-              create_id: createId,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) {
-          return error.Item !== undefined && unmarshall(error.Item as never).create_id === createId;
-        }
-        throw error;
-      }
-    },
+    /** One conditional put; false when the e-mail already exists in this owner's tool ({@link putNewUser}). */
+    createUser: (user: UserRecord) => putNewUser(db, Users, user),
 
     /** One conditional update that refuses unknown users and white-label users alike. */
     async setPasswordHash(ownerId: string, email: string, passwordHash: string): Promise<'updated' | Refusal> {
@@ -87,9 +94,20 @@ export function createUsersStore(db: DocumentClient, tableName: string): UserSto
       };
     },
 
-    /** Deletes items of the collection, 25 a batch, retrying what DynamoDB leaves unprocessed. */
+    /**
+     * Deletes items of the collection, 25 a batch, retrying what DynamoDB leaves unprocessed; and the user's
+     * items in the sign-in table, found by one consistent Query of its partition (the same partition key).
+     */
     async deleteUserItems(ownerId: string, email: string, sortKeys: readonly string[]): Promise<void> {
-      await deleteCollectionItems(db, Users, userPk(ownerId, email), sortKeys);
+      const pk = userPk(ownerId, email);
+      const signInItems = await collectionItems(db, signInTableName, pk, 'sk');
+      await deleteCollectionItems(
+        db,
+        signInTableName,
+        pk,
+        signInItems.map((item) => item.sk as string),
+      );
+      await deleteCollectionItems(db, Users, pk, sortKeys);
     },
 
     /** Deletes the profile last, on condition, so a half-done delete leaves the user visible for a retry. */

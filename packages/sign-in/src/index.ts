@@ -50,6 +50,11 @@ export type ChangePasswordResult =
 export interface SignInOptions {
   /** The users table: the stack output `UsersTableName` (`users` under `npm start`). */
   readonly usersTable: string;
+  /**
+   * The sign-in table, where the module keeps each e-mail's failed attempts: the stack output
+   * `SignInTableName` (`sign-in` under `npm start`). New in 2.0.0 (CHANGELOG: the rollout).
+   */
+  readonly signInTable: string;
   /** The stage's argon2id setting, the stack output `Argon2Setting` (e.g. `m=7168,t=5,p=1`): new and upgraded hashes use it. */
   readonly argon2Setting: string;
   /** How to reach DynamoDB (region, credentials, endpoint): the AWS SDK's own client options; default, the SDK's defaults. */
@@ -106,6 +111,10 @@ function strings<K extends string>(request: unknown, method: string, fields: rea
 
 /** A sign-in for one stage's users table. Build it once per process; it holds one DynamoDB client. */
 export function createSignIn(options: SignInOptions): SignIn {
+  for (const table of ['usersTable', 'signInTable'] as const) {
+    if (typeof options?.[table] !== 'string' || options[table] === '') throw new TypeError(`createSignIn: ${table} must be a table name`);
+  }
+  if (options.usersTable === options.signInTable) throw new TypeError('createSignIn: signInTable must be another table than usersTable');
   const setting = parseArgon2Setting(options.argon2Setting, 'argon2Setting');
   const minLength = parseInteger(options.passwordPolicy?.minLength, DEFAULT_PASSWORD_POLICY.minLength, 1, 'passwordPolicy.minLength');
   const maxLength = parseInteger(
@@ -115,7 +124,10 @@ export function createSignIn(options: SignInOptions): SignIn {
     'passwordPolicy.maxLength',
   );
   const client = new DynamoDBClient({ maxAttempts: 3, retryMode: 'standard', ...options.dynamodb });
-  const store = createSignInStore(DynamoDBDocumentClient.from(client), options.usersTable);
+  const store = createSignInStore(DynamoDBDocumentClient.from(client), {
+    usersTable: options.usersTable,
+    signInTable: options.signInTable,
+  });
   const lane = createCostlyLane(options.costlyLane);
   const deps = {
     store,

