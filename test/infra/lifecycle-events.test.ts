@@ -18,7 +18,7 @@ const { prod } = byStage;
 
 const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(element.node.defaultChild as CfnElement);
-const table = (stage: keyof typeof byStage, name: 'users' | 'owners' | 'idempotency' | 'deletions' | 'undeliveredEvents') => {
+const table = (stage: keyof typeof byStage, name: 'users' | 'owners' | 'idempotency' | 'deletions' | 'undeliveredEvents' | 'signIn') => {
   const { stack, template } = byStage[stage];
   return resourcesOf(template)[logicalId(stack, stack.tables[name])]!;
 };
@@ -56,9 +56,10 @@ describe('erasure horizon: point-in-time recovery period per stage', () => {
     expect(() => synthStage('prod', { recoveryPeriodDays: '0' })).toThrow(/recoveryPeriodDays/);
   });
 
-  it('the ledger expires its entries by TTL; so does the users table the sign-in state of e-mails no user has', () => {
+  it('the ledger expires its entries by TTL; so does the sign-in table the state of e-mails no user has, and the users table nothing (a TTL there could delete a profile)', () => {
     expect(table('prod', 'deletions').Properties?.TimeToLiveSpecification).toEqual({ AttributeName: 'expires_at', Enabled: true });
-    expect(table('prod', 'users').Properties?.TimeToLiveSpecification).toEqual({ AttributeName: 'expires_at', Enabled: true });
+    expect(table('prod', 'signIn').Properties?.TimeToLiveSpecification).toEqual({ AttributeName: 'expires_at', Enabled: true });
+    expect(table('prod', 'users').Properties?.TimeToLiveSpecification).toBeUndefined();
   });
 });
 
