@@ -21,6 +21,15 @@ const slowSelected = process.argv.includes('slow');
  * is: `npm test -- --selectProjects processes` (`.ci/run` runs it with the others).
  */
 const processesSelected = process.argv.some((arg) => arg === 'processes' || arg.includes('test/processes/'));
+/**
+ * The heavy project: the default projects' files that each take a minute or more (argon2 at its
+ * real cost many times over, long request loops), measured in the default run (CONTRIBUTING,
+ * "Tests"). They keep their folders; they run when named, or when one of them is:
+ * `npm test -- --selectProjects heavy` (`.ci/run` runs it with the others).
+ */
+const HEAVY = ['test/integration/sign-in.test.ts', 'test/hardening/soak.test.ts', 'test/hardening/secrets.test.ts'];
+const heavySelected = process.argv.some((arg) => arg === 'heavy' || HEAVY.some((file) => arg.includes(file)));
+const heavyIgnored = HEAVY.map((file) => `<rootDir>/${file}`);
 
 /** @type {import('jest').Config} */
 export default {
@@ -29,10 +38,11 @@ export default {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
-    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], testPathIgnorePatterns: heavyIgnored },
     { ...common, displayName: 'http', testMatch: ['<rootDir>/test/http/**/*.test.ts'] },
-    { ...common, displayName: 'hardening', testMatch: ['<rootDir>/test/hardening/**/*.test.ts'] },
+    { ...common, displayName: 'hardening', testMatch: ['<rootDir>/test/hardening/**/*.test.ts'], testPathIgnorePatterns: heavyIgnored },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    ...(heavySelected ? [{ ...common, displayName: 'heavy', testMatch: heavyIgnored }] : []),
     ...(processesSelected ? [{ ...common, displayName: 'processes', testMatch: ['<rootDir>/test/processes/**/*.test.ts'] }] : []),
     ...(arm64Selected ? [{ ...common, displayName: 'arm64', testMatch: ['<rootDir>/test/arm64/**/*.test.ts'] }] : []),
     ...(slowSelected ? [{ ...common, displayName: 'slow', testMatch: ['<rootDir>/test/slow/**/*.test.ts'] }] : []),

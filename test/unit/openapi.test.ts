@@ -6,7 +6,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { type OperationName, operationSchemas, POLICY_FIELDS } from '#contract/operations';
+import { OPERATIONS, type OperationName, operationSchemas, POLICY_FIELDS, SHAPES } from '#contract/operations';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy, readConfig } from '#platform/config';
 import { buildOpenApiDocument, EMAIL_PATTERN, OPENAPI_PATH, serializeOpenApiDocument } from '../../codegen/openapi';
 import { refusedByLists } from '../support/password-lists';
@@ -180,7 +180,7 @@ describe('a standard JSON Schema validator reading the document agrees with the 
   );
   const absentMostly = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined, freq: 2 });
   /** Bodies close to valid for each operation, so that one field at a time decides the verdict. */
-  const bodies: Record<OperationName, fc.Arbitrary<unknown>> = {
+  const tailored: Partial<Record<OperationName, fc.Arbitrary<unknown>>> = {
     createUser: fc.record({
       user_email: email,
       user_password: fc.option(password, { nil: undefined }),
@@ -190,6 +190,21 @@ describe('a standard JSON Schema validator reading the document agrees with the 
     resetUserPassword: fc.record({ user_email: email, new_password: password, role: absentMostly(fc.constant('admin')) }),
     deleteUser: fc.record({ user_email: email, user_password: absentMostly(fc.constant('a long enough password')) }),
   };
+  /** Any other operation: its own fields (an e-mail, a password, or any JSON value), each absent now and then, and a field it does not list. */
+  const derived = (name: OperationName) =>
+    fc.record({
+      ...Object.fromEntries(
+        Object.keys(SHAPES[name].properties).map((field) => [
+          field,
+          absentMostly(field === 'user_email' ? email : field.endsWith('password') ? password : fc.jsonValue()),
+        ]),
+      ),
+      role: absentMostly(fc.constant('admin')),
+    });
+  const bodies = Object.fromEntries(OPERATIONS.map((name) => [name, tailored[name] ?? derived(name)])) as Record<
+    OperationName,
+    fc.Arbitrary<unknown>
+  >;
 
   for (const policy of [DEFAULT_PASSWORD_POLICY, { minLength: 12, maxLength: 64 }]) {
     const published = buildOpenApiDocument(policy) as unknown as typeof document;

@@ -1,6 +1,7 @@
 /** fast-check arbitraries for hostile requests: bodies, content types, API keys and headers. */
 
 import fc from 'fast-check';
+import { SHAPES } from '#contract/operations';
 import { OPERATIONS, type Operation } from './contract';
 
 /** The keys a hostile caller may hold: a valid one, a revoked one, one whose owner account is gone. */
@@ -102,20 +103,25 @@ const nasty = fc.constantFrom(
   '{"constructor":{"prototype":{"polluted":true}}}',
 );
 
-/** The operation's own fields with plausible values, so requests get past validation to storage. */
-const PLAUSIBLE: Record<Operation, Record<string, fc.Arbitrary<unknown>>> = {
-  createUser: {
-    user_email: emailish,
-    user_password: fc.string({ unit: 'grapheme', minLength: 8, maxLength: 30 }),
-    should_reset_password: fc.constantFrom('true', 'false', true, false),
-  },
-  resetUserPassword: { user_email: emailish, new_password: fc.string({ unit: 'grapheme', minLength: 8, maxLength: 30 }) },
-  deleteUser: { user_email: emailish },
+/** Plausible values per field, so requests get past validation to storage. */
+const PLAUSIBLE_FIELDS: Record<string, fc.Arbitrary<unknown>> = {
+  user_email: emailish,
+  user_password: fc.string({ unit: 'grapheme', minLength: 8, maxLength: 30 }),
+  new_password: fc.string({ unit: 'grapheme', minLength: 8, maxLength: 30 }),
+  should_reset_password: fc.constantFrom('true', 'false', true, false),
 };
-const plausible = (operation: Operation) =>
-  fc
-    .record(PLAUSIBLE[operation], { requiredKeys: operation === 'createUser' ? ['user_email'] : Object.keys(PLAUSIBLE[operation]) })
-    .map((body) => JSON.stringify(body));
+/** The operation's own fields (its shape in the registry) with plausible values, its required ones always present. */
+const plausible = (operation: Operation) => {
+  const { properties, required } = SHAPES[operation];
+  const fields = Object.fromEntries(
+    Object.keys(properties).map((field) => {
+      const arbitrary = PLAUSIBLE_FIELDS[field];
+      if (!arbitrary) throw new Error(`No plausible value for ${operation}'s field ${field}: add one to PLAUSIBLE_FIELDS`);
+      return [field, arbitrary];
+    }),
+  );
+  return fc.record(fields, { requiredKeys: required }).map((body) => JSON.stringify(body));
+};
 
 const bodyText = (operation: Operation) =>
   fc.oneof(
