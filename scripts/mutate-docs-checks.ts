@@ -310,7 +310,7 @@ async function main(): Promise<void> {
       "a row's clause broken in the service: a revoked key accepted",
       'contract-rows (over HTTP)',
       await contractRowsIn(
-        { 'functions/shared/domain/owners.ts': replace('if (!key || key.revokedAt || !keyPermits', 'if (!key || !keyPermits') },
+        { 'functions/shared/domain/key-check.ts': replace('if (!key || key.revokedAt || !keyPermits', 'if (!key || !keyPermits') },
         'unknown or revoked',
       ),
     );
