@@ -5,12 +5,17 @@
  * has at most one attempt waiting or verifying, and any other attempt at it answers `busy` at once;
  * the waiting are served fewest consecutive failures first (then in arrival order), and a full queue
  * gives the place of its most-failed waiter to a newcomer with fewer failures, so that the accounts an
- * attacker guesses at wait behind a user nobody attacks. A place verifies in one of the lane's own worker threads
+ * attacker guesses at wait behind a user nobody attacks. A verification already running cannot be
+ * overtaken, so one more place (FRESH_PLACE) serves only accounts with no consecutive failure whose
+ * hash is a usual migration's (hash-cost.ts: bcrypt up to 12, PBKDF2 up to a million iterations,
+ * argon2 up to 64 MiB): an attacker's verification at an import ceiling, however long, never holds it,
+ * and each account's first guess is the only one that may use it. A place verifies in one of the lane's own worker threads
  * (verify-worker.ts), at the lowest CPU priority where the OS allows it, so neither the event loop
  * nor libuv's thread pool (where the stage's own argon2id verifications and the SDK's work run) ever
  * waits behind an imported hash. At most `concurrency` such verifications are in memory at once.
  */
 
+import { isUsualMigration } from './hash-cost';
 import { checkHash } from './password-hashes';
 import { createVerifierPool, type VerifierPool } from './verify-worker';
 
@@ -41,11 +46,13 @@ export type LaneEntry = { readonly place: LanePlace } | { readonly busy: true; r
 
 export interface CostlyLane {
   /**
-   * Waits for a place for the account `key`, whose consecutive failures are `failures`: `busy` at once
-   * when that account already has an attempt waiting or verifying, or when the queue is full of
-   * attempts with no more failures; `busy` past the deadline.
+   * Waits for a place for the account `key`, whose consecutive failures are `failures` and whose hash is
+   * `stored`: `busy` at once when that account already has an attempt waiting or verifying, or when the
+   * queue is full of attempts with no more failures; `busy` past the deadline.
    */
-  enter(key: string, failures: number): Promise<LaneEntry>;
+  enter(key: string, failures: number, stored?: string): Promise<LaneEntry>;
+  /** `busy` when the account `key` has an attempt waiting or verifying now (then another answers at once, with no read). */
+  busyFor(key: string): LaneEntry | undefined;
   /** Places taken and attempts waiting now (for tests and measurements). */
   readonly load: { readonly active: number; readonly waiting: number };
   /** Ends the worker threads (the tool's shutdown; idle workers never keep a process alive). */
@@ -58,12 +65,39 @@ const positive = (value: number | undefined, fallback: number, what: string): nu
   return chosen;
 };
 
-/** A lane whose places verify with `pool` (default: worker threads, one per place). */
-export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: VerifierPool): CostlyLane {
+/** The place for accounts with no consecutive failure and a usual migration's hash: one, in a worker of its own. */
+export const FRESH_PLACE = { places: 1, maxMemoryKiB: 65_536 } as const;
+
+/**
+ * A lane whose places verify with `pool` (default: worker threads, one per place), and whose fresh place
+ * (FRESH_PLACE) verifies with `freshPool` (default: a worker thread of its own).
+ */
+export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: VerifierPool, freshPool?: VerifierPool): CostlyLane {
   const concurrency = positive(options.concurrency, COSTLY_LANE_DEFAULTS.concurrency, 'costlyLane.concurrency');
   const maxWaitMs = positive(options.maxWaitMs, COSTLY_LANE_DEFAULTS.maxWaitMs, 'costlyLane.maxWaitMs');
   const maxQueue = positive(options.maxQueue, COSTLY_LANE_DEFAULTS.maxQueue, 'costlyLane.maxQueue');
-  const verifiers = pool ?? createVerifierPool(concurrency);
+  /** The accounts with an attempt waiting or holding a place, in either queue. */
+  const accounts = new Set<string>();
+  const main = createQueue(concurrency, maxWaitMs, maxQueue, pool ?? createVerifierPool(concurrency), accounts);
+  const fresh = createQueue(FRESH_PLACE.places, maxWaitMs, maxQueue, freshPool ?? createVerifierPool(FRESH_PLACE.places, 0), accounts);
+  return {
+    busyFor: (key) => (accounts.has(key) ? main.busy : undefined),
+    enter(key, failures, stored) {
+      if (accounts.has(key)) return Promise.resolve(main.busy);
+      const queue = failures === 0 && stored !== undefined && isUsualMigration(stored, FRESH_PLACE.maxMemoryKiB) ? fresh : main;
+      return queue.enter(key, failures);
+    },
+    get load() {
+      return { active: main.load.active + fresh.load.active, waiting: main.load.waiting + fresh.load.waiting };
+    },
+    close: async () => {
+      await Promise.all([main.close(), fresh.close()]);
+    },
+  };
+}
+
+/** One queue of places, fewest failures first; `accounts` is shared by the lane's queues. */
+function createQueue(concurrency: number, maxWaitMs: number, maxQueue: number, verifiers: VerifierPool, accounts: Set<string>) {
   const busy: LaneEntry = { busy: true, retryAfterSeconds: Math.ceil(maxWaitMs / 1000) };
   interface Waiter {
     readonly key: string;
@@ -75,8 +109,6 @@ export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: Verifie
   }
   /** Waiting attempts, kept sorted: fewest failures first, then earliest arrival (at most maxQueue: a sorted insert is enough). */
   const waiting: Waiter[] = [];
-  /** The accounts with an attempt waiting or holding a place. */
-  const accounts = new Set<string>();
   let active = 0;
   let arrivals = 0;
 
@@ -112,7 +144,8 @@ export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: Verifie
   };
 
   return {
-    enter(key, failures) {
+    busy,
+    enter(key: string, failures: number): Promise<LaneEntry> {
       if (accounts.has(key)) return Promise.resolve(busy);
       if (active < concurrency && waiting.length === 0) {
         active++;

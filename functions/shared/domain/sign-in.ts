@@ -219,6 +219,9 @@ export async function attempt(deps: SignInDeps, input: SignInInput): Promise<Sig
   const key = accountKey(input.ownerId, email);
   const recalled = memory?.recall(key, now());
   if (recalled) return recalled;
+  // The account's one place in the costly lane is taken: busy at once, uncounted, with no read.
+  const taken = deps.lane.busyFor(key);
+  if (taken && 'busy' in taken) return { outcome: 'busy', retryAfterSeconds: taken.retryAfterSeconds };
   let read = await deps.store.read(input.ownerId, email);
   let place: LanePlace | undefined;
   try {
@@ -250,7 +253,7 @@ export async function attempt(deps: SignInDeps, input: SignInInput): Promise<Sig
           (memory ? await memory.dummyFor(input.ownerId, key, () => dummyHash(deps.setting)) : await dummyHash(deps.setting));
       }
       if (!place && isCostly(target, deps.setting)) {
-        const entry = await deps.lane.enter(key, decision.next.failures - 1);
+        const entry = await deps.lane.enter(key, decision.next.failures - 1, target);
         if ('busy' in entry) return { outcome: 'busy', retryAfterSeconds: entry.retryAfterSeconds };
         place = entry.place;
         // The wait may have been long: decide again at the time of counting.
