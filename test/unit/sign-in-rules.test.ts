@@ -183,6 +183,37 @@ describe('the costly lane', () => {
     expect(lane.load).toEqual({ active: 0, waiting: 0 });
   });
 
+  it('the fresh place: an account with no consecutive failure and a usual migration’s hash verifies there, past a running ceiling verification; any other in the main places', async () => {
+    const main = manualPool();
+    const fresh = manualPool();
+    const seen: string[] = [];
+    const watched = (name: string, pool: VerifierPool): VerifierPool => ({
+      ...pool,
+      verify: (format, stored, password) => {
+        seen.push(`${name} ${stored.slice(0, 6)}`);
+        return pool.verify(format, stored, password);
+      },
+    });
+    const lane = createCostlyLane({ concurrency: 1, maxWaitMs: 60_000 }, watched('main', main.pool), watched('fresh', fresh.pool));
+    const bcrypt12 = '$2b$12$abcdefghijklmnopqrstuu5dSfb0l5y2l5Ct1c2GEaj5Uzm2YFlMm';
+    const ceiling = (await lane.enter('attacked', 0, costly)) as Extract<LaneEntry, { place: unknown }>;
+    void ceiling.place.verify(costly, 'x');
+    expect(lane.busyFor('attacked')).toEqual({ busy: true, retryAfterSeconds: 60 });
+    expect(lane.busyFor('user')).toBeUndefined();
+    const user = (await lane.enter('user', 0, bcrypt12)) as Extract<LaneEntry, { place: unknown }>;
+    void user.place.verify(bcrypt12, 'x');
+    const typo = lane.enter('typo', 1, bcrypt12);
+    expect(lane.load).toEqual({ active: 2, waiting: 1 });
+    expect(seen).toEqual(['main $2b$14', 'fresh $2b$12']);
+    // The typo's account has a failure: it waits for the main place, not for the fresh one the user frees.
+    user.place.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lane.load).toEqual({ active: 1, waiting: 1 });
+    ceiling.place.release();
+    ((await typo) as Extract<LaneEntry, { place: unknown }>).place.release();
+    expect(lane.load).toEqual({ active: 0, waiting: 0 });
+  });
+
   it('verifies in a worker thread, every accepted format, and a hash it cannot verify is false', async () => {
     const lane = createCostlyLane();
     const entry = (await lane.enter('a', 0)) as Extract<LaneEntry, { place: unknown }>;
