@@ -16,7 +16,14 @@ import { createCostlyLane } from '#domain/costly-lane';
 import { verifyHash } from '#domain/password-hashes';
 import { type SignInDeps, signIn } from '#domain/sign-in';
 import { FREE_FAILURES } from '#domain/sign-in-attempts';
-import { accountKey, createSignInMemory, REFUSAL_MEMORY, SIGN_IN_MEMORY_BOUND_MIB, type SignInMemory } from '#domain/sign-in-memory';
+import {
+  accountKey,
+  costClass,
+  createSignInMemory,
+  REFUSAL_MEMORY,
+  SIGN_IN_MEMORY_BOUND_MIB,
+  type SignInMemory,
+} from '#domain/sign-in-memory';
 import { formatArgon2Setting } from '#platform/config';
 import { localConnection } from '#store/client';
 import { createSignInStore } from '#store/sign-in-store';
@@ -173,5 +180,8 @@ describe('migrated users not told apart', () => {
     expect(t.verified.map((h) => h.slice(0, 7))).toEqual(['$2b$10$', '$2b$10$', CURRENT.slice(0, 7)]);
     expect(t.verified[0]).toBe(t.verified[1]);
     expect(t.verified[2]!.startsWith(CURRENT)).toBe(true);
+    // A class is the format and cost, never the salt: any number of users at bcrypt 10 make one class.
+    const [a, b] = [bcrypt.hashSync('one', 10), bcrypt.hashSync('two', 10)];
+    expect([costClass(a, config.argon2), costClass(b, config.argon2)]).toEqual(['$2b$10', '$2b$10']);
   }, 60_000);
 });

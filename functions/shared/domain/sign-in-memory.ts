@@ -87,7 +87,8 @@ export function costClass(stored: string, setting: Argon2Setting): string {
   const stage = setting.memoryCost * setting.timeCost * setting.parallelism;
   if (!cost || (cost.work <= stage && cost.memoryKiB <= setting.memoryCost)) return 'stage';
   // The parameters, without salt or hash: `$2b$10`, `pbkdf2_sha256$600000`, `$argon2id$v=19$m=..,t=..,p=..`.
-  return stored.startsWith('pbkdf2_sha256$') ? stored.split('$').slice(0, 2).join('$') : stored.split('$').slice(0, 4).join('$');
+  const fields = stored.startsWith('pbkdf2_sha256$') ? 2 : stored.startsWith('$argon2') ? 4 : 3;
+  return stored.split('$').slice(0, fields).join('$');
 }
 
 export interface SignInMemory {
