@@ -101,7 +101,7 @@ describe('the costly lane', () => {
     const lane = createCostlyLane({ concurrency: 2, maxWaitMs: 60_000 }, pool);
     const order: number[] = [];
     const entries = Array.from({ length: 5 }, (_, i) =>
-      lane.enter().then((entry) => {
+      lane.enter(`account-${i}`, 0).then((entry) => {
         order.push(i);
         return entry;
       }),
@@ -120,10 +120,10 @@ describe('the costly lane', () => {
   it('busy, with the seconds to retry after, past the deadline or beyond the queue; a busy attempt verifies nothing', async () => {
     const { pool, finishNext } = manualPool();
     const lane = createCostlyLane({ concurrency: 1, maxWaitMs: 50, maxQueue: 1 }, pool);
-    const held = (await lane.enter()) as Extract<LaneEntry, { place: unknown }>;
+    const held = (await lane.enter('a', 0)) as Extract<LaneEntry, { place: unknown }>;
     const verifying = held.place.verify(costly, 'x');
-    const waiting = lane.enter();
-    expect(await lane.enter()).toEqual({ busy: true, retryAfterSeconds: 1 });
+    const waiting = lane.enter('b', 0);
+    expect(await lane.enter('c', 0)).toEqual({ busy: true, retryAfterSeconds: 1 });
     expect(await waiting).toEqual({ busy: true, retryAfterSeconds: 1 });
     expect(lane.load).toEqual({ active: 1, waiting: 0 });
     finishNext();
@@ -132,9 +132,91 @@ describe('the costly lane', () => {
     expect(lane.load).toEqual({ active: 0, waiting: 0 });
   });
 
+  it('one attempt per account waiting or verifying: another at it is busy at once, and once released it may enter again', async () => {
+    const { pool } = manualPool();
+    const lane = createCostlyLane({ concurrency: 1, maxWaitMs: 60_000 }, pool);
+    const held = (await lane.enter('attacked', 7)) as Extract<LaneEntry, { place: unknown }>;
+    expect(await lane.enter('attacked', 7)).toEqual({ busy: true, retryAfterSeconds: 60 });
+    const waiting = lane.enter('other', 0);
+    expect(await lane.enter('other', 0)).toEqual({ busy: true, retryAfterSeconds: 60 });
+    expect(lane.load).toEqual({ active: 1, waiting: 1 });
+    held.place.release();
+    const admitted = (await waiting) as Extract<LaneEntry, { place: unknown }>;
+    const again = lane.enter('attacked', 8);
+    expect(lane.load).toEqual({ active: 1, waiting: 1 });
+    admitted.place.release();
+    ((await again) as Extract<LaneEntry, { place: unknown }>).place.release();
+    expect(lane.load).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it('fewer consecutive failures go first, then arrival order; a full queue gives its most-failed waiter’s turn to a newcomer with fewer', async () => {
+    const { pool } = manualPool();
+    const lane = createCostlyLane({ concurrency: 1, maxWaitMs: 60_000, maxQueue: 4 }, pool);
+    const held = (await lane.enter('first', 0)) as Extract<LaneEntry, { place: unknown }>;
+    const order: string[] = [];
+    const entries = new Map<string, Promise<LaneEntry>>();
+    const enter = (key: string, failures: number) =>
+      entries.set(
+        key,
+        lane.enter(key, failures).then((entry) => {
+          order.push('busy' in entry ? `${key} busy` : key);
+          return entry;
+        }),
+      );
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    const release = async (key: string) => ((await entries.get(key)!) as Extract<LaneEntry, { place: unknown }>).place.release();
+    enter('attacked-a', 50);
+    enter('attacked-b', 10);
+    enter('quiet', 0);
+    enter('attacked-c', 10);
+    // The queue is full: as many failures as its last waiter is busy; fewer takes its place.
+    enter('attacked-d', 50);
+    enter('quiet-2', 1);
+    await tick();
+    expect(order).toEqual(['attacked-d busy', 'attacked-a busy']);
+    held.place.release();
+    for (const key of ['quiet', 'quiet-2', 'attacked-b', 'attacked-c']) {
+      await tick();
+      await release(key);
+    }
+    expect(order).toEqual(['attacked-d busy', 'attacked-a busy', 'quiet', 'quiet-2', 'attacked-b', 'attacked-c']);
+    expect(lane.load).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it('the fresh place: an account with no consecutive failure and a usual migration’s hash verifies there, past a running ceiling verification; any other in the main places', async () => {
+    const main = manualPool();
+    const fresh = manualPool();
+    const seen: string[] = [];
+    const watched = (name: string, pool: VerifierPool): VerifierPool => ({
+      ...pool,
+      verify: (format, stored, password) => {
+        seen.push(`${name} ${stored.slice(0, 6)}`);
+        return pool.verify(format, stored, password);
+      },
+    });
+    const lane = createCostlyLane({ concurrency: 1, maxWaitMs: 60_000 }, watched('main', main.pool), watched('fresh', fresh.pool));
+    const bcrypt12 = '$2b$12$abcdefghijklmnopqrstuu5dSfb0l5y2l5Ct1c2GEaj5Uzm2YFlMm';
+    const ceiling = (await lane.enter('attacked', 0, costly)) as Extract<LaneEntry, { place: unknown }>;
+    void ceiling.place.verify(costly, 'x');
+    expect(lane.busyFor('attacked')).toEqual({ busy: true, retryAfterSeconds: 60 });
+    expect(lane.busyFor('user')).toBeUndefined();
+    const user = (await lane.enter('user', 0, bcrypt12)) as Extract<LaneEntry, { place: unknown }>;
+    void user.place.verify(bcrypt12, 'x');
+    const typo = lane.enter('typo', 1, bcrypt12);
+    expect(lane.load).toEqual({ active: 2, waiting: 1 });
+    expect(seen).toEqual(['main $2b$14', 'fresh $2b$12']);
+    // The typo's account has a failure: it waits for the main place, not for the fresh one the user frees.
+    user.place.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lane.load).toEqual({ active: 1, waiting: 1 });
+    ceiling.place.release();
+    ((await typo) as Extract<LaneEntry, { place: unknown }>).place.release();
+    expect(lane.load).toEqual({ active: 0, waiting: 0 });
+  });
+
   it('verifies in a worker thread, every accepted format, and a hash it cannot verify is false', async () => {
     const lane = createCostlyLane();
-    const entry = (await lane.enter()) as Extract<LaneEntry, { place: unknown }>;
+    const entry = (await lane.enter('a', 0)) as Extract<LaneEntry, { place: unknown }>;
     try {
       const hashes = [
         await argon2Hash('right', { algorithm: 2, memoryCost: 8192, timeCost: 1, parallelism: 2 }),

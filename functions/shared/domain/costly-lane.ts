@@ -1,12 +1,21 @@
 /**
- * The lane for costly verifications (hash-cost.ts): a bounded number of places per process, taken in
- * arrival order, each waiting at most a deadline; past it, or when the queue is full, the answer is
- * `busy` and nothing is verified. A place verifies in one of the lane's own worker threads
+ * The lane for costly verifications (hash-cost.ts): a bounded number of places per process, each
+ * attempt waiting at most a deadline; past it, or when the queue is full, the answer is `busy` and
+ * nothing is verified. It is fair (docs/adr/0027-fair-lane-and-migrated-users.md): an account (its key)
+ * has at most one attempt waiting or verifying, and any other attempt at it answers `busy` at once;
+ * the waiting are served fewest consecutive failures first (then in arrival order), and a full queue
+ * gives the place of its most-failed waiter to a newcomer with fewer failures, so that the accounts an
+ * attacker guesses at wait behind a user nobody attacks. A verification already running cannot be
+ * overtaken, so one more place (FRESH_PLACE) serves only accounts with no consecutive failure whose
+ * hash is a usual migration's (hash-cost.ts: bcrypt up to 12, PBKDF2 up to a million iterations,
+ * argon2 up to 64 MiB): an attacker's verification at an import ceiling, however long, never holds it,
+ * and each account's first guess is the only one that may use it. A place verifies in one of the lane's own worker threads
  * (verify-worker.ts), at the lowest CPU priority where the OS allows it, so neither the event loop
  * nor libuv's thread pool (where the stage's own argon2id verifications and the SDK's work run) ever
  * waits behind an imported hash. At most `concurrency` such verifications are in memory at once.
  */
 
+import { isUsualMigration } from './hash-cost';
 import { checkHash } from './password-hashes';
 import { createVerifierPool, type VerifierPool } from './verify-worker';
 
@@ -36,8 +45,14 @@ export interface LanePlace {
 export type LaneEntry = { readonly place: LanePlace } | { readonly busy: true; readonly retryAfterSeconds: number };
 
 export interface CostlyLane {
-  /** Waits for a place, first come first served; `busy` past the deadline or when the queue is full. */
-  enter(): Promise<LaneEntry>;
+  /**
+   * Waits for a place for the account `key`, whose consecutive failures are `failures` and whose hash is
+   * `stored`: `busy` at once when that account already has an attempt waiting or verifying, or when the
+   * queue is full of attempts with no more failures; `busy` past the deadline.
+   */
+  enter(key: string, failures: number, stored?: string): Promise<LaneEntry>;
+  /** `busy` when the account `key` has an attempt waiting or verifying now (then another answers at once, with no read). */
+  busyFor(key: string): LaneEntry | undefined;
   /** Places taken and attempts waiting now (for tests and measurements). */
   readonly load: { readonly active: number; readonly waiting: number };
   /** Ends the worker threads (the tool's shutdown; idle workers never keep a process alive). */
@@ -50,17 +65,61 @@ const positive = (value: number | undefined, fallback: number, what: string): nu
   return chosen;
 };
 
-/** A lane whose places verify with `pool` (default: worker threads, one per place). */
-export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: VerifierPool): CostlyLane {
+/** The place for accounts with no consecutive failure and a usual migration's hash: one, in a worker of its own. */
+export const FRESH_PLACE = { places: 1, maxMemoryKiB: 65_536 } as const;
+
+/**
+ * A lane whose places verify with `pool` (default: worker threads, one per place), and whose fresh place
+ * (FRESH_PLACE) verifies with `freshPool` (default: a worker thread of its own).
+ */
+export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: VerifierPool, freshPool?: VerifierPool): CostlyLane {
   const concurrency = positive(options.concurrency, COSTLY_LANE_DEFAULTS.concurrency, 'costlyLane.concurrency');
   const maxWaitMs = positive(options.maxWaitMs, COSTLY_LANE_DEFAULTS.maxWaitMs, 'costlyLane.maxWaitMs');
   const maxQueue = positive(options.maxQueue, COSTLY_LANE_DEFAULTS.maxQueue, 'costlyLane.maxQueue');
-  const verifiers = pool ?? createVerifierPool(concurrency);
-  const busy: LaneEntry = { busy: true, retryAfterSeconds: Math.ceil(maxWaitMs / 1000) };
-  const waiting: { admit: () => void; timer: NodeJS.Timeout }[] = [];
-  let active = 0;
+  /** The accounts with an attempt waiting or holding a place, in either queue. */
+  const accounts = new Set<string>();
+  const main = createQueue(concurrency, maxWaitMs, maxQueue, pool ?? createVerifierPool(concurrency), accounts);
+  const fresh = createQueue(FRESH_PLACE.places, maxWaitMs, maxQueue, freshPool ?? createVerifierPool(FRESH_PLACE.places, 0), accounts);
+  return {
+    busyFor: (key) => (accounts.has(key) ? main.busy : undefined),
+    enter(key, failures, stored) {
+      if (accounts.has(key)) return Promise.resolve(main.busy);
+      const queue = failures === 0 && stored !== undefined && isUsualMigration(stored, FRESH_PLACE.maxMemoryKiB) ? fresh : main;
+      return queue.enter(key, failures);
+    },
+    get load() {
+      return { active: main.load.active + fresh.load.active, waiting: main.load.waiting + fresh.load.waiting };
+    },
+    close: async () => {
+      await Promise.all([main.close(), fresh.close()]);
+    },
+  };
+}
 
-  const place = (): LanePlace => {
+/** One queue of places, fewest failures first; `accounts` is shared by the lane's queues. */
+function createQueue(concurrency: number, maxWaitMs: number, maxQueue: number, verifiers: VerifierPool, accounts: Set<string>) {
+  const busy: LaneEntry = { busy: true, retryAfterSeconds: Math.ceil(maxWaitMs / 1000) };
+  interface Waiter {
+    readonly key: string;
+    readonly failures: number;
+    readonly arrival: number;
+    readonly admit: () => void;
+    readonly refuse: () => void;
+    readonly timer: NodeJS.Timeout;
+  }
+  /** Waiting attempts, kept sorted: fewest failures first, then earliest arrival (at most maxQueue: a sorted insert is enough). */
+  const waiting: Waiter[] = [];
+  let active = 0;
+  let arrivals = 0;
+
+  const ahead = (a: Waiter, b: Waiter) => a.failures < b.failures || (a.failures === b.failures && a.arrival < b.arrival);
+  const remove = (waiter: Waiter) => {
+    const index = waiting.indexOf(waiter);
+    if (index !== -1) waiting.splice(index, 1);
+    clearTimeout(waiter.timer);
+  };
+
+  const place = (key: string): LanePlace => {
     let released = false;
     return {
       verify(stored, password) {
@@ -72,6 +131,7 @@ export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: Verifie
       release() {
         if (released) return;
         released = true;
+        accounts.delete(key);
         const next = waiting.shift();
         if (next) {
           clearTimeout(next.timer);
@@ -84,22 +144,41 @@ export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: Verifie
   };
 
   return {
-    enter() {
+    busy,
+    enter(key: string, failures: number): Promise<LaneEntry> {
+      if (accounts.has(key)) return Promise.resolve(busy);
       if (active < concurrency && waiting.length === 0) {
         active++;
-        return Promise.resolve({ place: place() });
+        accounts.add(key);
+        return Promise.resolve({ place: place(key) });
       }
-      if (waiting.length >= maxQueue) return Promise.resolve(busy);
+      if (waiting.length >= maxQueue) {
+        const last = waiting[waiting.length - 1]!;
+        if (last.failures <= failures) return Promise.resolve(busy);
+        // The most-failed waiter gives its turn to an account with fewer failures.
+        remove(last);
+        last.refuse();
+      }
+      accounts.add(key);
       return new Promise<LaneEntry>((resolve) => {
-        const entry = {
+        const waiter: Waiter = {
+          key,
+          failures,
+          arrival: arrivals++,
           // The place passes straight from the releasing attempt to this one: `active` stays as it is.
-          admit: () => resolve({ place: place() }),
-          timer: setTimeout(() => {
-            waiting.splice(waiting.indexOf(entry), 1);
+          admit: () => resolve({ place: place(key) }),
+          refuse: () => {
+            accounts.delete(key);
             resolve(busy);
+          },
+          timer: setTimeout(() => {
+            remove(waiter);
+            waiter.refuse();
           }, maxWaitMs),
         };
-        waiting.push(entry);
+        let index = waiting.length;
+        while (index > 0 && ahead(waiter, waiting[index - 1]!)) index--;
+        waiting.splice(index, 0, waiter);
       });
     },
     get load() {

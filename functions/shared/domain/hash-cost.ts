@@ -45,3 +45,15 @@ export function isCostly(stored: string, setting: Argon2Setting): boolean {
   const stage = setting.memoryCost * setting.timeCost * setting.parallelism;
   return cost.work > COSTLY_FACTOR * stage || cost.memoryKiB > COSTLY_FACTOR * setting.memoryCost;
 }
+
+/** bcrypt's cost 12, the dearest of the usual migrations ({@link isUsualMigration}). */
+const USUAL_BCRYPT_COST = 12;
+
+/**
+ * Whether `stored` is a usual migration's hash: no more work than bcrypt at cost 12 (PBKDF2-SHA256 up to about
+ * 1.5 million iterations) and no more than `maxMemoryKiB` of memory. Those are what the costly lane's fresh place verifies.
+ */
+export function isUsualMigration(stored: string, maxMemoryKiB: number): boolean {
+  const cost = verificationCost(stored);
+  return cost !== undefined && cost.work <= 2 ** USUAL_BCRYPT_COST * BCRYPT_UNITS_PER_ROUND && cost.memoryKiB <= maxMemoryKiB;
+}

@@ -28,6 +28,9 @@ export const UNKNOWN_STATE_DAYS = 30;
 /** The tag of "no profile": what the state of an e-mail no user has is counted against. */
 export const NO_PROFILE_TAG = 'none';
 
+/** What an e-mail no user has digests instead of a hash: as long as an argon2id PHC string at a stage setting. */
+const NO_PROFILE_STAND_IN = '$argon2id$v=19$m=7168,t=5,p=1$'.padEnd(97, 'A');
+
 /**
  * The wait, in seconds, that the `failures`-th consecutive failure imposes before the next attempt:
  * none up to FREE_FAILURES, then growing in equal steps from 30 s (the 6th) to an hour (the 99th).
@@ -68,8 +71,14 @@ export interface AttemptState {
  * a reset, a changed password or a new user of that e-mail makes another hash, and the count starts
  * again from zero without the reset having to touch the state. NO_PROFILE_TAG when no user has the e-mail.
  */
-export const hashTag = (passwordHash: string | undefined): string =>
-  passwordHash === undefined ? NO_PROFILE_TAG : createHash('sha256').update(passwordHash).digest('base64url').slice(0, 16);
+export const hashTag = (passwordHash: string | undefined): string => {
+  // The same digest work for an e-mail no user has (of a stand-in as long as a stage hash), so no refusal's time tells them apart.
+  const digest = createHash('sha256')
+    .update(passwordHash ?? NO_PROFILE_STAND_IN)
+    .digest('base64url')
+    .slice(0, 16);
+  return passwordHash === undefined ? NO_PROFILE_TAG : digest;
+};
 
 /** What an attempt may do: refused unverified (`locked`, `throttled`), or counted with this next state first. */
 export type AttemptDecision =

@@ -10,11 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { type Argon2Setting, DEFAULT_PASSWORD_POLICY, formatArgon2Setting } from '#platform/config';
 import type { CostlyLane, LanePlace } from './costly-lane';
 import { normalizeEmail } from './email';
-import { isCostly } from './hash-cost';
+import { isCostly, verificationCost } from './hash-cost';
 import { checkHash, verifyHash } from './password-hashes';
 import type { OwnerPasswordPolicy } from './password-policy';
 import { hashPassword } from './passwords';
-import { type AttemptState, decideAttempt, hashTag } from './sign-in-attempts';
+import { type AttemptState, decideAttempt, hashTag, MAX_FAILED_SIGN_INS } from './sign-in-attempts';
+import { accountKey, type SignInMemory } from './sign-in-memory';
 
 /** What a sign-in needs of a user's profile. */
 export interface SignInProfile {
@@ -77,6 +78,11 @@ export interface SignInDeps {
   readonly verify?: (stored: string, password: string) => Promise<boolean>;
   /** The stage's password lengths: `maxLength` bounds what a sign-in reads at all ({@link oversized}). @default DEFAULT_PASSWORD_POLICY */
   readonly passwordPolicy?: { readonly maxLength: number };
+  /**
+   * The process's memory of refusals, verification times and owners' imported mixes (sign-in-memory.ts);
+   * without it every attempt reads, a cheaper hash is not padded and an unknown e-mail is verified at the stage's setting.
+   */
+  readonly memory?: SignInMemory;
 }
 
 export interface SignInInput {
@@ -157,12 +163,51 @@ async function firstMatch(stored: string, forms: readonly string[], verify: (sto
   return undefined;
 }
 
+/** Waits until `deadline` (performance.now() ms): a timer for most of it, then turns of the event loop, so it ends close to the deadline. */
+async function waitUntil(deadline: number): Promise<void> {
+  const coarse = deadline - performance.now() - 2;
+  if (coarse > 0) await new Promise((resolve) => setTimeout(resolve, coarse));
+  while (performance.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Whether a stored hash costs less to verify than one at the stage's setting (then a `wrong` is padded to the stage's time). */
+export function isCheaper(stored: string, setting: Argon2Setting): boolean {
+  const cost = verificationCost(stored);
+  if (!cost || isCurrentHash(stored, setting)) return false;
+  return cost.work < setting.memoryCost * setting.timeCost * setting.parallelism;
+}
+
 /**
- * One counted attempt, shared by signIn and changePassword: read the profile and the state; refuse
- * unverified when locked or waiting; take a place in the costly lane when the hash needs one (`busy`
- * past its deadline, uncounted); count the attempt as a failure on condition that the state is still
- * the one read (deciding again when it is not); then verify. An e-mail no user has goes the same way,
- * its verification against a hash at the stage's setting.
+ * The verification an attempt makes: `verify` itself for a costly hash (in its lane place) or one dearer than the
+ * stage's; timed, for the memory, for a hash at the stage's setting; for a cheaper one, padded by waiting to a time drawn
+ * among the recent stage verifications (and, before any are known, followed by a verification of the stage's dummy).
+ */
+function timedVerify(deps: SignInDeps, verify: (stored: string, password: string) => Promise<boolean>) {
+  const { memory } = deps;
+  if (!memory) return verify;
+  return async (stored: string, password: string): Promise<boolean> => {
+    const start = performance.now();
+    if (isCurrentHash(stored, deps.setting)) {
+      const ok = await verify(stored, password);
+      memory.recordStageVerification(performance.now() - start);
+      return ok;
+    }
+    if (!isCheaper(stored, deps.setting)) return verify(stored, password);
+    const target = memory.drawStageVerification();
+    const ok = await verify(stored, password);
+    if (target === undefined) await verifyHash(await dummyHash(deps.setting), password);
+    else await waitUntil(start + target);
+    return ok;
+  };
+}
+
+/**
+ * One counted attempt, shared by signIn and changePassword: answer from memory a refusal this process
+ * already knows of (no read); read the profile and the state; refuse unverified when locked or waiting;
+ * take the account's one place in the costly lane when the hash needs one (`busy` at once when it has
+ * one already, or past the deadline, uncounted); count the attempt as a failure on condition that the
+ * state is still the one read (deciding again when it is not); then verify. An e-mail no user has goes
+ * the same way, its verification against a dummy drawn from the owner's imported mix (sign-in-memory.ts).
  */
 export async function attempt(deps: SignInDeps, input: SignInInput): Promise<SignInRefusal | { readonly verified: Verified }> {
   // Past any user's password or address: answered alike for every e-mail, before any normalisation or read.
@@ -170,35 +215,66 @@ export async function attempt(deps: SignInDeps, input: SignInInput): Promise<Sig
   const now = deps.now ?? Date.now;
   const email = normalizeEmail(input.email);
   const forms = passwordForms(input.password);
+  const { memory } = deps;
+  const key = accountKey(input.ownerId, email);
+  const recalled = memory?.recall(key, now());
+  if (recalled) return recalled;
+  // The account's one place in the costly lane is taken: busy at once, uncounted, with no read.
+  const taken = deps.lane.busyFor(key);
+  if (taken && 'busy' in taken) return { outcome: 'busy', retryAfterSeconds: taken.retryAfterSeconds };
   let read = await deps.store.read(input.ownerId, email);
   let place: LanePlace | undefined;
   try {
+    let target: string | undefined;
+    let targetOf: string | null = null;
+    let next: AttemptState | undefined;
     for (let tries = 0; ; tries++) {
       const tag = hashTag(read.profile?.passwordHash);
       const decision = decideAttempt(read.state, tag, now());
       if ('refused' in decision) {
-        return decision.refused === 'locked'
-          ? { outcome: 'locked' }
-          : { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
+        const refusal: SignInRefusal =
+          decision.refused === 'locked' ? { outcome: 'locked' } : { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
+        memory?.remember(
+          key,
+          {
+            locked: decision.refused === 'locked',
+            waitUntil: now() + (refusal.outcome === 'throttled' ? refusal.retryAfterSeconds * 1000 : 0),
+          },
+          now(),
+        );
+        return refusal;
       }
       if (tries >= COUNT_TRIES) return { outcome: 'throttled', retryAfterSeconds: 1 };
-      if (read.profile && !place && isCostly(read.profile.passwordHash, deps.setting)) {
-        const entry = await deps.lane.enter();
+      if (target === undefined || targetOf !== (read.profile?.passwordHash ?? null)) {
+        targetOf = read.profile?.passwordHash ?? null;
+        if (read.profile) memory?.observe(input.ownerId, key, read.profile.passwordHash);
+        target =
+          read.profile?.passwordHash ??
+          (memory ? await memory.dummyFor(input.ownerId, key, () => dummyHash(deps.setting)) : await dummyHash(deps.setting));
+      }
+      if (!place && isCostly(target, deps.setting)) {
+        const entry = await deps.lane.enter(key, decision.next.failures - 1, target);
         if ('busy' in entry) return { outcome: 'busy', retryAfterSeconds: entry.retryAfterSeconds };
         place = entry.place;
         // The wait may have been long: decide again at the time of counting.
         continue;
       }
       const counted = await deps.store.count(input.ownerId, email, read.state, decision.next);
-      if (counted.counted) break;
+      if (counted.counted) {
+        next = decision.next;
+        break;
+      }
       // Counted against another hash meanwhile: the profile changed since it was read.
       read = counted.found && counted.found.tag !== tag ? await deps.store.read(input.ownerId, email) : { ...read, state: counted.found };
     }
     const { profile } = read;
-    const stored = profile?.passwordHash ?? (await dummyHash(deps.setting));
-    const verify = deps.verify ?? (place ? place.verify : verifyHash);
-    const matched = await firstMatch(stored, forms, verify);
-    return profile && matched !== undefined ? { verified: { profile, matched, forms } } : { outcome: 'wrong' };
+    const verify = timedVerify(deps, deps.verify ?? (place ? place.verify : verifyHash));
+    const matched = await firstMatch(target, forms, verify);
+    if (profile && matched !== undefined) return { verified: { profile, matched, forms } };
+    // The failure just counted may have started a wait, or reached the limit: known here, the next attempts need no read.
+    if (next && (next.waitUntil > now() || next.failures >= MAX_FAILED_SIGN_INS))
+      memory?.remember(key, { locked: next.failures >= MAX_FAILED_SIGN_INS, waitUntil: next.waitUntil }, now());
+    return { outcome: 'wrong' };
   } finally {
     place?.release();
   }
@@ -248,6 +324,7 @@ export async function signIn(deps: SignInDeps, input: SignInInput): Promise<Sign
       upgrade ? await hashPassword(forms[0]!, deps.setting) : undefined,
     );
     if (!written) return undefined;
+    deps.memory?.forget(accountKey(input.ownerId, email));
     return { outcome: mustReset ? 'must-reset' : 'ok' };
   });
 }

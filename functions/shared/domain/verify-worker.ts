@@ -35,7 +35,7 @@ const { pbkdf2Sync, timingSafeEqual } = require('node:crypto');
 try {
   // Linux: /proc/thread-self names this thread's id, and a thread's nice value is its own.
   const tid = Number(String(require('node:fs').readlinkSync('/proc/thread-self')).split('/').pop());
-  require('node:os').setPriority(tid, 19);
+  require('node:os').setPriority(tid, NICE);
 } catch {}
 const paths = PATHS;
 const argon2 = require(paths.argon2);
@@ -61,12 +61,15 @@ parentPort.on('message', (job) => {
 
 const resolveModule = createRequire(import.meta.url).resolve;
 
-/** A pool of `size` worker threads. */
-export function createVerifierPool(size: number): VerifierPool {
+/**
+ * A pool of `size` worker threads at CPU priority `nice` (19, the lowest, by default; the costly lane's fresh
+ * place, whose work is bounded by a usual migration's, runs at 0 so that other processes cannot starve it).
+ */
+export function createVerifierPool(size: number, nice = 19): VerifierPool {
   const source = WORKER_PROGRAM.replace(
     'PATHS',
     JSON.stringify({ argon2: resolveModule('@node-rs/argon2'), bcrypt: resolveModule('bcryptjs') }),
-  );
+  ).replace('NICE', String(nice));
   const queue: { job: Job; settle: (ok: boolean | Error) => void }[] = [];
   const workers: { worker: Worker; busy?: { id: number; settle: (ok: boolean | Error) => void } }[] = [];
   let nextId = 0;

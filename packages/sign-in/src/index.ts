@@ -13,6 +13,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { changePassword as changePasswordRule } from '../../../functions/shared/domain/change-password';
 import { createCostlyLane } from '../../../functions/shared/domain/costly-lane';
 import { dummyHash, signIn as signInRule } from '../../../functions/shared/domain/sign-in';
+import { createSignInMemory } from '../../../functions/shared/domain/sign-in-memory';
 import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '../../../functions/shared/platform/config';
 import { createSignInStore } from '../../../functions/shared/store/sign-in-store';
 
@@ -133,6 +134,7 @@ export function createSignIn(options: SignInOptions): SignIn {
     store,
     setting,
     lane,
+    memory: createSignInMemory(setting),
     passwordPolicy: { minLength, maxLength },
     ...(options.now && { now: options.now }),
     ...(options.breachCheck && { breachCheck: options.breachCheck }),
