@@ -514,6 +514,8 @@ describe('outputs', () => {
       'EventBusArn',
       'EventBusName',
       'OwnersTableName',
+      'SignInDescriptorParameter',
+      'SignInDescriptorParameterArn',
       'SignInTableArn',
       'SignInTableName',
       'UndeliveredEventsTableName',
