@@ -31,6 +31,16 @@ export {
 } from './descriptor.js';
 
 /**
+ * What a tool must add in front of the module: a limit per client address on sign-in and
+ * change-password requests, since the module's limits are per e-mail and one address spraying a
+ * common password over many e-mails meets none of them. At most `attempts` per `windowSeconds` per
+ * address (AWS WAF's lowest rate-based limit, 10 per 60 s window, expresses it at the edge); raise it
+ * for an address many users share (an office's NAT), and answer past it as `throttled` with the
+ * window's rest.
+ */
+export const ADDRESS_LIMIT = { attempts: 10, windowSeconds: 60 } as const;
+
+/**
  * How a sign-in ended; `switch (result.outcome)` over it is exhaustive.
  * - `ok`: the password is right: start a session.
  * - `wrong`: wrong password, or no user has this e-mail in this owner's tool (the same answers, in the same time).
