@@ -6,6 +6,7 @@
  */
 
 import { readFile } from 'node:fs/promises';
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 
 /** The descriptor's format version; a loader refuses another. */
 export const DESCRIPTOR_VERSION = 1;
@@ -163,7 +164,7 @@ export interface SsmLoaderOptions extends LoaderOptions {
   /** The parameter's Region (the stack output `SignInDescriptorParameter` names it in its ARN). @default the AWS SDK's default Region */
   readonly region?: string;
   /** Credentials for the read, e.g. a role in the stage's account assumed from another account (`fromTemporaryCredentials`). @default the AWS SDK's defaults */
-  readonly credentials?: import('@aws-sdk/client-ssm').SSMClientConfig['credentials'];
+  readonly credentials?: DynamoDBClientConfig['credentials'];
 }
 
 /**
@@ -173,17 +174,28 @@ export interface SsmLoaderOptions extends LoaderOptions {
  */
 export function descriptorFromSsm(parameter: string, options: SsmLoaderOptions = {}): DescriptorSource {
   if (typeof parameter !== 'string' || parameter === '') throw new TypeError('descriptorFromSsm: parameter must be a name or an ARN');
-  let client: import('@aws-sdk/client-ssm').SSMClient | undefined;
+  let client: { send(command: object): Promise<{ Parameter?: { Value?: string } }> } | undefined;
+  let command: ((name: string) => object) | undefined;
   return cachedSource(
     parameter,
     async () => {
-      const { SSMClient, GetParameterCommand } = await import('@aws-sdk/client-ssm');
-      client ??= new SSMClient({
-        maxAttempts: 3,
-        ...(options.region && { region: options.region }),
-        ...(options.credentials && { credentials: options.credentials }),
-      });
-      const answer = await client.send(new GetParameterCommand({ Name: parameter }));
+      if (!client || !command) {
+        // An optional peer dependency: only a tool that reads a deployed stage's parameter installs it.
+        let ssm: typeof import('@aws-sdk/client-ssm');
+        try {
+          ssm = await import('@aws-sdk/client-ssm');
+        } catch {
+          throw new Error("descriptorFromSsm needs the AWS SDK's SSM client: npm install @aws-sdk/client-ssm");
+        }
+        client = new ssm.SSMClient({
+          maxAttempts: 3,
+          ...(options.region && { region: options.region }),
+          ...(options.credentials && { credentials: options.credentials }),
+        }) as unknown as typeof client;
+        const { GetParameterCommand } = ssm;
+        command = (Name) => new GetParameterCommand({ Name });
+      }
+      const answer = await client!.send(command(parameter));
       let json: unknown;
       try {
         json = JSON.parse(answer.Parameter?.Value ?? '');
