@@ -64,7 +64,8 @@ module.exports = {
       comment: 'A devDependency is not installed in a Lambda asset: runtime code may use one for its types only.',
       severity: 'error',
       from: { path: '^(functions|packages/sign-in)/' },
-      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+      // The SSM client is the sign-in package's optional peer: descriptorFromSsm imports it dynamically, and says in one line to install it.
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: '^node_modules/@aws-sdk/client-ssm/' },
     },
     {
       name: 'client-stands-alone',
@@ -91,7 +92,12 @@ module.exports = {
         "A package's own code imports, at run time, only the npm packages its package.json lists (what a stranger's install brings) and Node built-ins.",
       severity: 'error',
       from: { path: '^packages/[^/]+/src/' },
-      to: { dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown', 'npm-peer', 'npm-optional'], dependencyTypesNot: ['type-only'] },
+      to: {
+        dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown', 'npm-peer', 'npm-optional'],
+        dependencyTypesNot: ['type-only'],
+        // The sign-in package's optional peer, imported dynamically by descriptorFromSsm only (see runtime-no-dev-dependencies).
+        pathNot: '^node_modules/@aws-sdk/client-ssm/',
+      },
     },
     {
       name: 'sign-in-is-not-the-pipeline',

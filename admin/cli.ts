@@ -28,6 +28,7 @@ import { MIGRATE_USAGE, migrateSignInStateCommand } from './migrate-sign-in-stat
 import { POLICY_COMMANDS, POLICY_USAGE, passwordPolicyCommand } from './policy-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 import { REPLAY_USAGE, replayEventsCommand } from './replay-events';
+import { SIGN_IN_STATE_USAGE, signInStateCommand } from './sign-in-state';
 import { exportUsers, importUsers, type TableOptions, TRANSFER_USAGE, type TransferContext } from './transfer-commands';
 
 const USAGE = `usage: npm run admin -- <command> [options]
@@ -38,6 +39,7 @@ ${TRANSFER_USAGE}
 ${REAPPLY_USAGE}
 ${MIGRATE_USAGE}
 ${REPLAY_USAGE}
+${SIGN_IN_STATE_USAGE}
 
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
   --argon2 m=<KiB>,t=<n>,p=1               the argon2id setting create-owner, reset-owner-password and import-users
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
   // Commands with options of their own; see admin/reapply-deletions.ts and admin/transfer-commands.ts.
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
   if (process.argv[2] === 'migrate-sign-in-state') return void (await migrateSignInStateCommand(process.argv.slice(3)));
+  if (process.argv[2] === 'sign-in-state') return void (await signInStateCommand(process.argv.slice(3)));
   if (process.argv[2] === 'replay-events') {
     process.exitCode = await replayEventsCommand(process.argv.slice(3));
     return;

@@ -57,6 +57,13 @@ export interface StageConfig {
   /** An e-mail address subscribed to the stage's own topic (only when `alarmTopicArn` is unset). */
   readonly alarmEmail: string | undefined;
   /**
+   * Tools in other AWS accounts that sign users in: for each, a role in this stage's account that the
+   * tool's principal (an account id, or a role's ARN) assumes, with grantSignIn's permissions and the
+   * descriptor's read; `<principal>=<ownerId>` limits it to one owner's users.
+   * `-c signInTools=123456789012,arn:aws:iam::210987654321:role/tool=<ownerId>`. None by default.
+   */
+  readonly signInTools: readonly { readonly principal: string; readonly ownerId: string | undefined }[];
+  /**
    * Whether a deploy refuses while the alarms reach no one (neither `alarmTopicArn` nor `alarmEmail`
    * set): staging and prod page people, dev may stay silent.
    */
@@ -108,6 +115,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     // Alarms go to the stage's own topic; set the team's topic or an address here, in code, for every deploy.
     alarmTopicArn: undefined,
     alarmEmail: undefined,
+    signInTools: [],
     requireAlarmSubscriber: false,
     tracingSampleRate: 1,
     // Disposable test data: the shortest window DynamoDB allows.
@@ -133,6 +141,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     release: 'Canary10Percent5Minutes',
     alarmTopicArn: undefined,
     alarmEmail: undefined,
+    signInTools: [],
     requireAlarmSubscriber: true,
     tracingSampleRate: 0.2,
     // A week: enough to rehearse a restore or undo a bad deploy caught in testing.
@@ -158,6 +167,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     release: 'Canary10Percent15Minutes',
     alarmTopicArn: undefined,
     alarmEmail: undefined,
+    signInTools: [],
     requireAlarmSubscriber: true,
     tracingSampleRate: 0.05,
     // 30 days: a corruption noticed at a monthly review can still be undone, and every copy of a
@@ -266,6 +276,7 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     wafAnonymousIpLimit: wafLimit('wafAnonymousIpLimit', defaults.wafAnonymousIpLimit),
     latencyAlarmP99Ms: int('latencyAlarmP99Ms', defaults.latencyAlarmP99Ms, 1),
     release: release as ReleaseConfigName,
+    signInTools: signInTools(node.tryGetContext('signInTools'), defaults.signInTools),
   };
   if (config.passwordMaxLength < config.passwordMinLength) {
     throw new Error('Context passwordMaxLength must not be less than passwordMinLength');
@@ -283,4 +294,19 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     );
   }
   return config;
+}
+
+/** `-c signInTools=<principal>[=<ownerId>],...`: an account id or an IAM role's ARN, optionally one owner's id. */
+function signInTools(raw: unknown, fallback: StageConfig['signInTools']): StageConfig['signInTools'] {
+  if (raw === undefined) return fallback;
+  if (raw === '' || raw === 'none') return [];
+  if (typeof raw !== 'string') throw new Error('Context signInTools must be a comma-separated list');
+  return raw.split(',').map((entry) => {
+    const [principal = '', ownerId, extra] = entry.trim().split('=');
+    if (!/^\d{12}$|^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/.test(principal) || extra !== undefined)
+      throw new Error(`Context signInTools: "${entry}" is not an account id or an IAM role's ARN (optionally =<ownerId>)`);
+    if (ownerId !== undefined && !/^[A-Za-z0-9-]+$/.test(ownerId))
+      throw new Error(`Context signInTools: "${ownerId}" is not an owner's id`);
+    return { principal, ownerId };
+  });
 }

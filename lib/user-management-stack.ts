@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { Annotations, Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import { AccountPrincipal, ArnPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { ParameterTier, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { CATALOGUE, OPERATIONS, type OperationName, operationPath } from '#contract/operations';
 import { formatArgon2Setting } from '#platform/config';
@@ -8,6 +10,7 @@ import { metricsNamespace } from '#platform/metrics';
 import { PWNED_PASSWORDS_API } from '#platform/pwned-passwords';
 import { KEY_LAST_USED_ATTRIBUTE, OWNERS_TABLE } from '#store/table-layout';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../codegen/openapi';
+import { describeStage } from '../packages/sign-in/src/descriptor';
 import { AlarmTopic } from './constructs/alarm-topic';
 import { UserManagementApi } from './constructs/api';
 import { EdgeProtection } from './constructs/edge-protection';
@@ -15,6 +18,7 @@ import { HandlerFunction } from './constructs/handler-function';
 import { LifecycleEvents } from './constructs/lifecycle-events';
 import { Monitoring } from './constructs/monitoring';
 import { Release } from './constructs/release';
+import { grantSignIn } from './constructs/sign-in-grant';
 import { Tables } from './constructs/tables';
 import { type StageConfig, topicRegion } from './stage-config';
 
@@ -43,6 +47,8 @@ export class UserManagementStack extends Stack {
   readonly lifecycleEvents: LifecycleEvents;
   /** How a release reaches the functions' live aliases (CodeDeploy in staging and prod). */
   readonly release: Release;
+  /** The SSM parameter holding the stage's sign-in descriptor. */
+  readonly signInDescriptor: StringParameter;
 
   constructor(scope: Construct, id: string, props: UserManagementStackProps) {
     super(scope, id, props);
@@ -219,11 +225,59 @@ export class UserManagementStack extends Stack {
       description: 'Lifecycle events kept after every delivery try failed, for the admin CLI (replay-events --undelivered-events-table)',
       value: this.tables.undeliveredEvents.tableName,
     });
+    this.signInDescriptor = this.publishSignInDescriptor(config);
+    config.signInTools.forEach((tool, index) => {
+      // A tool in another account assumes this role: grantSignIn's permissions and the descriptor's read, nothing else.
+      const role = new Role(this, `SignInTool${index + 1}`, {
+        assumedBy: /^\d{12}$/.test(tool.principal) ? new AccountPrincipal(tool.principal) : new ArnPrincipal(tool.principal),
+        description: `A tool's sign-in (${tool.principal}${tool.ownerId ? `, owner ${tool.ownerId}` : ''}) on stage ${config.stage}`,
+        maxSessionDuration: Duration.hours(1),
+      });
+      grantSignIn(role, {
+        usersTable: this.tables.users,
+        signInTable: this.tables.signIn,
+        descriptorParameter: this.signInDescriptor,
+        ...(tool.ownerId !== undefined && { ownerId: tool.ownerId }),
+      });
+      new CfnOutput(this, `SignInTool${index + 1}RoleArn`, {
+        description: `The role ${tool.principal} assumes to sign users in (grantSignIn and the descriptor)`,
+        value: role.roleArn,
+      });
+    });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
     });
 
     this.acknowledgeNagFindings();
+  }
+
+  /** The stage descriptor (packages/sign-in: createSignIn({ descriptor: descriptorFromSsm(name) })): one JSON value, no secret. */
+  private publishSignInDescriptor(config: StageConfig): StringParameter {
+    const descriptor = describeStage({
+      stage: config.stage,
+      region: this.region,
+      usersTable: { name: this.tables.users.tableName, arn: this.tables.users.tableArn },
+      signInTable: { name: this.tables.signIn.tableName, arn: this.tables.signIn.tableArn },
+      argon2Setting: formatArgon2Setting(config.argon2),
+      passwordPolicy: { minLength: config.passwordMinLength, maxLength: config.passwordMaxLength },
+      breachCheck: config.pwnedPasswordsCheck ? { pwnedPasswordsUrl: PWNED_PASSWORDS_API } : null,
+      baseUrl: this.api.baseUrl,
+    });
+    const parameter = new StringParameter(this, 'SignInDescriptor', {
+      parameterName: `/user-management/${config.stage}/sign-in-descriptor`,
+      description: `What the sign-in module needs of stage ${config.stage} (no secret)`,
+      stringValue: this.toJsonString(descriptor),
+      tier: ParameterTier.STANDARD,
+    });
+    new CfnOutput(this, 'SignInDescriptorParameter', {
+      description: "The sign-in module's descriptor: descriptorFromSsm(<this>) in the tool; grantSignIn's descriptorParameter",
+      value: parameter.parameterName,
+    });
+    new CfnOutput(this, 'SignInDescriptorParameterArn', {
+      description: 'The descriptor parameter by ARN: how a tool in another account names it',
+      value: parameter.parameterArn,
+    });
+    return parameter;
   }
 
   /**

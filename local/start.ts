@@ -8,18 +8,23 @@
  */
 
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { dirname } from 'node:path';
-import { createDocumentClient } from '#store/client';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { formatArgon2Setting } from '#platform/config';
+import { createDocumentClient, localConnection } from '#store/client';
 import { DEFAULT_DYNAMODB_PORT, LOCAL_TABLES, localEngine, portFromEnv } from '#store/local-engine';
 import { migrateSignInState } from '#store/sign-in-migration';
+import { describeStage } from '../packages/sign-in/src/descriptor';
 import { type DynamoDbLocal, ensureTables, launchDynamoDbLocal } from './dynamodb-local';
 import { type EventDelivery, startLocalEventDelivery } from './event-delivery';
 import { portInUse } from './free-port';
 
 const DEV_OWNER_EMAIL = 'dev-owner@example.com';
 const DATA_DIR = '.data/dynamodb';
+/** The stage descriptor a tool's sign-in reads under npm start (descriptorFromFile). */
+export const DESCRIPTOR_FILE = '.data/sign-in.json';
 const DEFAULT_PORT = 3000;
 
 process.env.USERS_TABLE_NAME ??= LOCAL_TABLES.usersTableName;
@@ -106,6 +111,24 @@ async function main(): Promise<void> {
     console.log(`  export API_KEY=${issued.api_key}`);
   }
 
+  const ownerId = (await stores.owners.findOwner(DEV_OWNER_EMAIL))!.ownerId;
+  const arn = async (TableName: string) => (await stores.client.send(new DescribeTableCommand({ TableName }))).Table!.TableArn!;
+  writeDescriptor(
+    describeStage({
+      stage: 'local',
+      region: localConnection(engine.endpoint).region,
+      endpoint: engine.endpoint,
+      usersTable: { name: config.usersTableName, arn: await arn(config.usersTableName) },
+      signInTable: { name: config.signInTableName, arn: await arn(config.signInTableName) },
+      argon2Setting: formatArgon2Setting(config.argon2),
+      passwordPolicy: config.passwordPolicy,
+      breachCheck: config.pwnedPasswordsUrl ? { pwnedPasswordsUrl: config.pwnedPasswordsUrl } : null,
+      baseUrl: `http://127.0.0.1:${port}`,
+      developmentOwner: { email: DEV_OWNER_EMAIL, ownerId },
+    }),
+  );
+  console.error(`Sign-in descriptor for a tool's back end in ${DESCRIPTOR_FILE}`);
+
   const server = createLocalServer();
   running.server = server;
   await new Promise<void>((resolve, reject) => {
@@ -124,6 +147,15 @@ function adminCommand(engine: { endpoint: string; port: number; external: boolea
       ? `DYNAMODB_PORT=${engine.port} `
       : '';
   return `${env}npm run -s admin --`;
+}
+
+/** Writes the descriptor whole (a temporary file renamed over it), owner-only like everything under .data. */
+function writeDescriptor(descriptor: object): void {
+  mkdirSync(dirname(DESCRIPTOR_FILE), { recursive: true, mode: 0o700 });
+  const temporary = `${DESCRIPTOR_FILE}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(descriptor, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, DESCRIPTOR_FILE);
 }
 
 /** The API's port is taken: checked before anything starts, and again (a race) when the server binds. */

@@ -1,6 +1,7 @@
 import { Token } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { SIGN_IN_READ_ATTRIBUTES, SIGN_IN_WRITE_ATTRIBUTES } from '#store/table-layout';
 
 /**
@@ -31,6 +32,12 @@ export interface SignInGrantProps {
    * @default - every owner's users
    */
   readonly ownerId?: string;
+  /**
+   * The stage's descriptor parameter (the stack's `signInDescriptor`, or its ARN: the stack output
+   * `SignInDescriptorParameterArn`): the role may read it (ssm:GetParameter), so the module's
+   * descriptorFromSsm picks up a changed setting. @default - no read of the descriptor
+   */
+  readonly descriptorParameter?: IStringParameter | string;
 }
 
 /** IAM's condition that every partition key of a request matches one of `patterns`, and that there is one. */
@@ -90,5 +97,14 @@ export function grantSignIn(grantee: IGrantable, props: SignInGrantProps): Grant
     resourceArns: [arn(props.signInTable)],
     ...(ownerId !== undefined && { conditions: ownerConditions(ownerId) }),
   });
-  return reads.combine(writes).combine(state);
+  const all = reads.combine(writes).combine(state);
+  const parameter = props.descriptorParameter;
+  if (parameter === undefined) return all;
+  return all.combine(
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['ssm:GetParameter'],
+      resourceArns: [typeof parameter === 'string' ? parameter : parameter.parameterArn],
+    }),
+  );
 }

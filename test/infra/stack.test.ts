@@ -517,6 +517,8 @@ describe('outputs', () => {
       'EventBusArn',
       'EventBusName',
       'OwnersTableName',
+      'SignInDescriptorParameter',
+      'SignInDescriptorParameterArn',
       'SignInTableArn',
       'SignInTableName',
       'UndeliveredEventsTableName',

@@ -6,15 +6,30 @@
  */
 
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildPackage, packageNamed } from '../../codegen/packages';
 import { ROOT } from './processes';
 
-/** Debian's Node.js 20 (the oldest the packages promise) and the repository's pinned Node.js 24. */
-export const NODE_BINARIES = { 20: '/usr/bin/node', 24: join(ROOT, 'node_modules/node/bin/node') } as const;
+/** The folder {@link ensureNode22} installs the registry's Node.js 22 into (npm's `node` package, as the repository pins 24). */
+const NODE22_DIR = join(ROOT, 'node_modules/.cache/stranger-node22');
+
+/** Debian's Node.js 20 (the oldest the packages promise, past its end of life), the registry's 22, and the repository's pinned 24. */
+export const NODE_BINARIES = {
+  20: '/usr/bin/node',
+  22: join(NODE22_DIR, 'node_modules/node/bin/node'),
+  24: join(ROOT, 'node_modules/node/bin/node'),
+} as const;
 export type NodeMajor = keyof typeof NODE_BINARIES;
+
+/** Installs Node.js 22 from the registry (`npm install node@22`, about 8 s) unless it is there. */
+export function ensureNode22(): void {
+  if (existsSync(NODE_BINARIES[22])) return;
+  mkdirSync(NODE22_DIR, { recursive: true });
+  writeFileSync(join(NODE22_DIR, 'package.json'), '{"private":true}\n');
+  npm(NODE22_DIR, ['install', '--no-audit', '--no-fund', 'node@22']);
+}
 
 /** The TypeScript versions docs/clients.md and the packages' READMEs name; 5.9.3 is the repository's own. */
 export const TYPESCRIPT_VERSIONS = ['5.9.3', '7.0.2'] as const;

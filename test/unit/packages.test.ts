@@ -107,7 +107,11 @@ describe.each(PACKAGES.map((spec) => [spec.name, spec] as const))('the %s packag
         (m) => m[1] ?? m[2]!,
       ),
     );
-    expect([...imported].filter((name) => !name.startsWith('node:')).sort()).toEqual(Object.keys(manifest.dependencies ?? {}).sort());
+    // Its dependencies, and the optional peer descriptorFromSsm imports (the AWS SDK's SSM client).
+    const optionalPeers = Object.keys((manifest as { peerDependenciesMeta?: object }).peerDependenciesMeta ?? {});
+    expect([...imported].filter((name) => !name.startsWith('node:')).sort()).toEqual(
+      [...Object.keys(manifest.dependencies ?? {}), ...optionalPeers].sort(),
+    );
     // No CommonJS left for a bundler's shim to load. The one exception is the costly lane's worker
     // (functions/shared/domain/verify-worker.ts): a CommonJS program kept as text and run by
     // `new Worker(source, { eval: true })`, so that its `require` calls run in the worker.

@@ -87,7 +87,7 @@ export type AttemptDecision =
   | { readonly next: AttemptState };
 
 /** The count in force: none when the state was counted against another hash, or has expired. */
-function inForce(stored: AttemptState | undefined, tag: string, now: number): { failures: number; waitUntil: number } {
+export function inForce(stored: AttemptState | undefined, tag: string, now: number): { failures: number; waitUntil: number } {
   if (!stored || stored.tag !== tag || (stored.expiresAt !== undefined && stored.expiresAt * 1000 <= now))
     return { failures: 0, waitUntil: 0 };
   return stored;

@@ -6,18 +6,13 @@
  * decides: fail-open) and counted by {@link BREACH_CHECK_UNAVAILABLE_METRIC} (dimension set {@link BREACH_CHECK_DIMENSIONS}).
  */
 
-import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logger } from './logger';
 import { BREACH_CHECK_DIMENSIONS, BREACH_CHECK_UNAVAILABLE_METRIC, metrics } from './metrics';
 
-/** The contract's bound on the online check. */
-export const PWNED_PASSWORDS_TIMEOUT_MS = 1_000;
+import { type BreachAnswer, PWNED_PASSWORDS_TIMEOUT_MS, pwnedRangeCheck } from './pwned-range';
 
-/** The public service, what a stage with the check on calls. */
-export const PWNED_PASSWORDS_API = 'https://api.pwnedpasswords.com';
-
-export type BreachAnswer = 'found' | 'not_found' | 'unavailable';
+export { type BreachAnswer, PWNED_PASSWORDS_API, PWNED_PASSWORDS_TIMEOUT_MS } from './pwned-range';
 
 /** What a service does when the check is unavailable: a warning by error name, and the metric its alarm watches. */
 function countUnavailable(error: unknown): void {
@@ -40,26 +35,5 @@ export function pwnedPasswordsCheck(
   timeoutMs = PWNED_PASSWORDS_TIMEOUT_MS,
   onUnavailable: (error: unknown) => void = countUnavailable,
 ): (password: string) => Promise<BreachAnswer> {
-  const base = baseUrl.replace(/\/+$/, '');
-  return async (password) => {
-    const sha1 = createHash('sha1').update(password).digest('hex').toUpperCase();
-    const prefix = sha1.slice(0, 5);
-    const suffix = sha1.slice(5);
-    try {
-      const response = await fetch(`${base}/range/${prefix}`, {
-        headers: { 'Add-Padding': 'true' },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (!response.ok) throw new Error(`status ${response.status}`);
-      const text = await response.text();
-      for (const line of text.split('\n')) {
-        const [hash, count] = line.trim().split(':');
-        if (hash?.toUpperCase() === suffix) return Number(count) > 0 ? 'found' : 'not_found';
-      }
-      return 'not_found';
-    } catch (error) {
-      onUnavailable(error);
-      return 'unavailable';
-    }
-  };
+  return pwnedRangeCheck(baseUrl, timeoutMs, onUnavailable);
 }

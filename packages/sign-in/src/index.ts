@@ -15,7 +15,31 @@ import { createCostlyLane } from '../../../functions/shared/domain/costly-lane';
 import { dummyHash, signIn as signInRule } from '../../../functions/shared/domain/sign-in';
 import { createSignInMemory } from '../../../functions/shared/domain/sign-in-memory';
 import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '../../../functions/shared/platform/config';
+import { pwnedRangeCheck } from '../../../functions/shared/platform/pwned-range';
 import { createSignInStore } from '../../../functions/shared/store/sign-in-store';
+import { type DescriptorSource, isLoopbackEndpoint, type SignInDescriptor } from './descriptor.js';
+
+export {
+  DESCRIPTOR_VERSION,
+  type DescriptorSource,
+  descriptorFromFile,
+  descriptorFromSsm,
+  descriptorValue,
+  type LoaderOptions,
+  parseDescriptor,
+  type SignInDescriptor,
+  type SsmLoaderOptions,
+} from './descriptor.js';
+
+/**
+ * What a tool must add in front of the module: a limit per client address on sign-in and
+ * change-password requests, since the module's limits are per e-mail and one address spraying a
+ * common password over many e-mails meets none of them. At most `attempts` per `windowSeconds` per
+ * address (AWS WAF's lowest rate-based limit, 10 per 60 s window, expresses it at the edge); raise it
+ * for an address many users share (an office's NAT), and answer past it as `throttled` with the
+ * window's rest.
+ */
+export const ADDRESS_LIMIT = { attempts: 10, windowSeconds: 60 } as const;
 
 /**
  * How a sign-in ended; `switch (result.outcome)` over it is exhaustive.
@@ -79,6 +103,26 @@ export interface SignInOptions {
   readonly now?: () => number;
 }
 
+/**
+ * The way to build a sign-in: from the stage's descriptor, read where the stage keeps it
+ * (`descriptorFromSsm(...)` deployed, `descriptorFromFile('.data/sign-in.json')` under `npm start`).
+ * The descriptor is re-read past its loader's cache (60 s by default), so a changed setting (a new
+ * argon2id setting, password lengths, the breach check) is picked up without a redeploy of the tool.
+ */
+export interface DescriptorSignInOptions {
+  readonly descriptor: DescriptorSource;
+  /**
+   * The AWS SDK's own DynamoDB client options, over what the descriptor says (its Region; for a local
+   * endpoint, the endpoint and static dummy credentials): e.g. `credentials` from a role assumed in the
+   * stage's account.
+   */
+  readonly dynamodb?: DynamoDBClientConfig;
+  /** As in {@link SignInOptions}. */
+  readonly costlyLane?: SignInOptions['costlyLane'];
+  /** The clock, in epoch milliseconds. For tests only. @default Date.now */
+  readonly now?: () => number;
+}
+
 export interface SignInRequest {
   /** The owner's id: from your tool's own configuration or routing, never from the user (`admin show-owner` prints it). */
   readonly ownerId: string;
@@ -110,8 +154,87 @@ function strings<K extends string>(request: unknown, method: string, fields: rea
   }
 }
 
-/** A sign-in for one stage's users table. Build it once per process; it holds one DynamoDB client. */
-export function createSignIn(options: SignInOptions): SignIn {
+/** The explicit options a descriptor stands for. */
+function optionsOf(descriptor: SignInDescriptor, dynamodb: DynamoDBClientConfig | undefined): SignInOptions {
+  const local = descriptor.endpoint !== undefined && isLoopbackEndpoint(descriptor.endpoint);
+  return {
+    usersTable: descriptor.usersTable.name,
+    signInTable: descriptor.signInTable.name,
+    argon2Setting: descriptor.argon2Setting,
+    passwordPolicy: descriptor.passwordPolicy,
+    dynamodb: {
+      region: descriptor.region,
+      ...(descriptor.endpoint !== undefined && { endpoint: descriptor.endpoint }),
+      // DynamoDB Local takes any credentials: no AWS variable is needed on a developer's machine.
+      ...(local && { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+      ...dynamodb,
+    },
+    ...(descriptor.breachCheck && {
+      breachCheck: pwnedRangeCheck(descriptor.breachCheck.pwnedPasswordsUrl, 1_000, () => undefined),
+    }),
+  };
+}
+
+/**
+ * A sign-in for one stage. Build it once per process: from the stage's descriptor
+ * (`{ descriptor: descriptorFromSsm(name) }`, re-read past its cache), or from explicit options.
+ */
+export function createSignIn(options: DescriptorSignInOptions | SignInOptions): SignIn {
+  if (options !== null && typeof options === 'object' && 'descriptor' in options) return fromDescriptor(options);
+  return fromOptions(options as SignInOptions);
+}
+
+function fromDescriptor(options: DescriptorSignInOptions): SignIn {
+  const source = options.descriptor;
+  if (typeof source?.load !== 'function')
+    throw new TypeError('createSignIn: descriptor must be a descriptor source (descriptorFromSsm, descriptorFromFile or descriptorValue)');
+  let current: { descriptor: SignInDescriptor; key: string; signIn: SignIn } | undefined;
+  const retired: SignIn[] = [];
+  const lane = { ...options.costlyLane };
+  async function instance(): Promise<SignIn> {
+    const descriptor = await source.load();
+    if (current?.descriptor === descriptor) return current.signIn;
+    const key = JSON.stringify(descriptor);
+    if (current?.key === key) {
+      current = { ...current, descriptor };
+      return current.signIn;
+    }
+    // A new or changed descriptor: a sign-in built from it; the one before closes once its calls end.
+    const signIn = fromOptions({
+      ...optionsOf(descriptor, options.dynamodb),
+      costlyLane: lane,
+      ...(options.now && { now: options.now }),
+    });
+    if (current) retired.push(current.signIn);
+    current = { descriptor, key, signIn };
+    return signIn;
+  }
+  return {
+    async signIn(request) {
+      strings(request, 'signIn', ['ownerId', 'email', 'password']);
+      return (await instance()).signIn(request);
+    },
+    async changePassword(request) {
+      strings(request, 'changePassword', ['ownerId', 'email', 'currentPassword', 'newPassword']);
+      return (await instance()).changePassword(request);
+    },
+    async close() {
+      await Promise.all([...retired.splice(0), ...(current ? [current.signIn] : [])].map((s) => s.close()));
+      current = undefined;
+    },
+  };
+}
+
+/**
+ * On Node.js 20 (past its end of life since April 2026; this package still runs there) the AWS SDK
+ * prints an 8-line notice that its releases after January 2027 need Node.js 22. The package says so
+ * in its README instead, and mutes the notice through the SDK's own switch, unless the process set it.
+ */
+function muteSdkNodeNotice(): void {
+  if (Number(process.versions.node.split('.')[0]) < 22) process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+}
+
+function fromOptions(options: SignInOptions): SignIn {
   for (const table of ['usersTable', 'signInTable'] as const) {
     if (typeof options?.[table] !== 'string' || options[table] === '') throw new TypeError(`createSignIn: ${table} must be a table name`);
   }
@@ -124,6 +247,7 @@ export function createSignIn(options: SignInOptions): SignIn {
     minLength,
     'passwordPolicy.maxLength',
   );
+  muteSdkNodeNotice();
   const client = new DynamoDBClient({ maxAttempts: 3, retryMode: 'standard', ...options.dynamodb });
   const store = createSignInStore(DynamoDBDocumentClient.from(client), {
     usersTable: options.usersTable,

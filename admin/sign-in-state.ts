@@ -1,0 +1,82 @@
+/**
+ * `npm run admin -- sign-in-state <owner-email> <user-email> [--users-table NAME --owners-table NAME --sign-in-table NAME]`:
+ * one line of JSON, what the sign-in module would go by for this e-mail now: its consecutive failures
+ * in force, the end of its wait (or null), whether it is locked, and its trusted devices (how many,
+ * when each was last used). The same line, in the same shape, for an e-mail no user has: the count an
+ * attacker built up for it, and no devices. The owner's own users only (the owner is looked up by e-mail).
+ */
+
+import { parseArgs } from 'node:util';
+import { normalizeEmail } from '#domain/email';
+import { hashTag, inForce, MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
+import { createDocumentClient } from '#store/client';
+import { adminEndpoint, LOCAL_TABLES } from '#store/local-engine';
+import { createOwnersStore } from '#store/owners-store';
+import { createSignInStore } from '#store/sign-in-store';
+import { UsageError } from './key-commands';
+
+export const SIGN_IN_STATE_USAGE =
+  '  sign-in-state <owner-email> <user-email> [--sign-in-table NAME]   failures, wait, lock and trusted devices of one e-mail';
+
+/** The line's shape: the same keys for every e-mail, known or not. */
+export interface SignInStateLine {
+  readonly owner_email: string;
+  readonly user_email: string;
+  readonly consecutive_failures: number;
+  /** ISO 8601 end of the current wait; null when the next attempt is not refused for a wait. */
+  readonly wait_until: string | null;
+  readonly locked: boolean;
+  /** Trusted devices (issue 44's device cookies): how many, and each one's last use (ISO 8601), newest first. */
+  readonly trusted_devices: { readonly count: number; readonly last_used_at: readonly string[] };
+}
+
+/** Runs the command with the arguments after its name; resolves with the line it printed. */
+export async function signInStateCommand(args: string[], now = Date.now()): Promise<string> {
+  const usage =
+    'usage: npm run admin -- sign-in-state <owner-email> <user-email> [--users-table NAME --owners-table NAME --sign-in-table NAME]';
+  const options = { 'users-table': { type: 'string' }, 'owners-table': { type: 'string' }, 'sign-in-table': { type: 'string' } } as const;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options });
+  } catch {
+    throw new UsageError(usage);
+  }
+  const [ownerEmail, userEmail, ...extra] = parsed.positionals;
+  if (ownerEmail === undefined || userEmail === undefined || extra.length > 0) throw new UsageError(usage);
+  const tables = {
+    usersTableName: parsed.values['users-table'] ?? process.env.USERS_TABLE_NAME,
+    ownersTableName: parsed.values['owners-table'] ?? process.env.OWNERS_TABLE_NAME,
+    signInTableName: parsed.values['sign-in-table'] ?? process.env.SIGN_IN_TABLE_NAME,
+  };
+  const named = Object.values(tables).filter((name) => name !== undefined).length;
+  if (named !== 0 && named !== 3) throw new UsageError(`${usage} (all three tables, or none for npm start's)`);
+  const db = createDocumentClient({ endpoint: adminEndpoint(named === 3) });
+  try {
+    const names = {
+      usersTableName: tables.usersTableName ?? LOCAL_TABLES.usersTableName,
+      ownersTableName: tables.ownersTableName ?? LOCAL_TABLES.ownersTableName,
+      signInTableName: tables.signInTableName ?? LOCAL_TABLES.signInTableName,
+    };
+    const owner = await createOwnersStore(db, names).findOwner(normalizeEmail(ownerEmail));
+    if (!owner) throw new UsageError(`No owner ${normalizeEmail(ownerEmail)}`);
+    const email = normalizeEmail(userEmail);
+    const store = createSignInStore(db, { usersTable: names.usersTableName, signInTable: names.signInTableName });
+    const { profile, state } = await store.read(owner.ownerId, email);
+    // As the module decides: a count made against another hash (before a reset) or expired is none.
+    const current = inForce(state, hashTag(profile?.passwordHash), now);
+    const line: SignInStateLine = {
+      owner_email: normalizeEmail(ownerEmail),
+      user_email: email,
+      consecutive_failures: current.failures,
+      wait_until: current.waitUntil > now ? new Date(current.waitUntil).toISOString() : null,
+      locked: current.failures >= MAX_FAILED_SIGN_INS,
+      // No device records exist before issue 44's device cookies; an unknown e-mail never has any.
+      trusted_devices: { count: 0, last_used_at: [] },
+    };
+    const text = JSON.stringify(line);
+    process.stdout.write(`${text}\n`);
+    return text;
+  } finally {
+    db.destroy();
+  }
+}

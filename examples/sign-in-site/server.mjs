@@ -1,0 +1,175 @@
+// A small sign-in site on Express 5 through @white-label-user-management/sign-in (see README.md).
+// Sessions: express-session, a new session id at every sign-in; CSRF: csrf-sync (a synchroniser token
+// per session on every form); a limit per client address in front of the module (ADDRESS_LIMIT).
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import { ADDRESS_LIMIT, createSignIn, descriptorFromFile } from '@white-label-user-management/sign-in';
+import { csrfSync } from 'csrf-sync';
+import express from 'express';
+import session from 'express-session';
+
+const { SIGN_IN_DESCRIPTOR, TLS_KEY, TLS_CERT, SESSION_SECRET } = process.env;
+const PORT = Number(process.env.PORT ?? 4443);
+if (!SIGN_IN_DESCRIPTOR || !TLS_KEY || !TLS_CERT || !SESSION_SECRET) {
+  console.error('Set SIGN_IN_DESCRIPTOR, TLS_KEY, TLS_CERT and SESSION_SECRET (see README.md)');
+  process.exit(2);
+}
+const descriptor = descriptorFromFile(SIGN_IN_DESCRIPTOR);
+const users = createSignIn({ descriptor });
+// The owner this site serves: its own configuration (here npm start's development owner), never the request.
+const ownerId = process.env.OWNER_ID ?? (await descriptor.load()).developmentOwner?.ownerId;
+if (!ownerId) {
+  console.error('Set OWNER_ID (npm run -s admin -- show-owner <owner e-mail>)');
+  process.exit(2);
+}
+
+const app = express();
+app.disable('x-powered-by');
+app.use(express.urlencoded({ extended: false, limit: '8kb' }));
+app.use(
+  session({
+    name: '__Host-session',
+    secret: SESSION_SECRET,
+    resave: false,
+    saveUninitialized: true,
+    cookie: { httpOnly: true, secure: true, sameSite: 'lax', path: '/', maxAge: 8 * 3600 * 1000 },
+  }),
+);
+const { csrfSynchronisedProtection, generateToken } = csrfSync({
+  getTokenFromRequest: (req) => req.body?._csrf,
+});
+app.use(csrfSynchronisedProtection);
+
+/** At most ADDRESS_LIMIT.attempts sign-in posts per address per window, in this process's memory. */
+const attempts = new Map();
+function addressWait(address) {
+  const now = Date.now();
+  const entry = attempts.get(address);
+  if (!entry || entry.resetAt <= now) {
+    attempts.set(address, { count: 1, resetAt: now + ADDRESS_LIMIT.windowSeconds * 1000 });
+    return 0;
+  }
+  entry.count += 1;
+  return entry.count > ADDRESS_LIMIT.attempts ? Math.ceil((entry.resetAt - now) / 1000) : 0;
+}
+
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = (req, body) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Sign in</title><style>body{font:16px system-ui;max-width:24rem;margin:3rem auto}label,input,button{display:block;width:100%;margin:.3rem 0}p[role=alert]{color:#a00}</style>
+</head><body>${body.replaceAll('%CSRF%', `<input type="hidden" name="_csrf" value="${escapeHtml(generateToken(req))}">`)}</body></html>`;
+const signInForm = (message = '', email = '') => `<h1>Sign in</h1>
+${message && `<p role="alert">${escapeHtml(message)}</p>`}
+<form method="post" action="/sign-in">%CSRF%
+<label>E-mail <input name="email" type="email" autocomplete="username" value="${escapeHtml(email)}" required></label>
+<label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+<button>Sign in</button></form>`;
+const newPasswordForm = (message = '') => `<h1>Choose a new password</h1>
+${message && `<p role="alert">${escapeHtml(message)}</p>`}
+<form method="post" action="/new-password">%CSRF%
+<label>Current password <input name="current" type="password" autocomplete="current-password" required></label>
+<label>New password <input name="password" type="password" autocomplete="new-password" required></label>
+<button>Save</button></form>`;
+
+/** What the page says for an outcome that starts no session. */
+function refusal(result) {
+  switch (result.outcome) {
+    case 'wrong':
+      return [401, 'Wrong e-mail or password.'];
+    case 'throttled':
+      return [429, `Too many attempts: try again in ${result.retryAfterSeconds} seconds.`];
+    case 'locked':
+      return [423, 'This account is locked: ask for a password reset.'];
+    case 'busy':
+      return [503, `Please try again in ${result.retryAfterSeconds} seconds.`];
+    default:
+      return [500, 'Something went wrong.'];
+  }
+}
+
+/** A new session id, then the user in it (never the id the browser came with). */
+const startSession = (req, email) =>
+  new Promise((resolve, reject) =>
+    req.session.regenerate((error) => {
+      if (error) return reject(error);
+      req.session.user = email;
+      req.session.save((saved) => (saved ? reject(saved) : resolve()));
+    }),
+  );
+
+app.get('/', (req, res) => {
+  if (req.session.user)
+    return res.send(
+      page(
+        req,
+        `<h1>Signed in</h1><p id="user">${escapeHtml(req.session.user)}</p><form method="post" action="/sign-out">%CSRF%<button>Sign out</button></form>`,
+      ),
+    );
+  if (req.session.mustReset) return res.send(page(req, newPasswordForm()));
+  res.send(page(req, signInForm()));
+});
+
+app.post('/sign-in', async (req, res, next) => {
+  try {
+    const email = String(req.body.email ?? '');
+    const password = String(req.body.password ?? '');
+    const wait = addressWait(req.socket.remoteAddress ?? '');
+    if (wait > 0) return res.status(429).send(page(req, signInForm(`Too many attempts: try again in ${wait} seconds.`, email)));
+    const result = await users.signIn({ ownerId, email, password });
+    if (result.outcome === 'ok') {
+      await startSession(req, email);
+      return res.redirect(303, '/');
+    }
+    if (result.outcome === 'must-reset') {
+      req.session.mustReset = email;
+      return res.redirect(303, '/');
+    }
+    const [status, message] = refusal(result);
+    res.status(status).send(page(req, signInForm(message, email)));
+  } catch (error) {
+    next(error);
+  }
+});
+
+app.post('/new-password', async (req, res, next) => {
+  try {
+    const email = req.session.mustReset;
+    if (!email) return res.redirect(303, '/');
+    const result = await users.changePassword({
+      ownerId,
+      email,
+      currentPassword: String(req.body.current ?? ''),
+      newPassword: String(req.body.password ?? ''),
+    });
+    if (result.outcome === 'changed') {
+      await startSession(req, email);
+      return res.redirect(303, '/');
+    }
+    if (result.outcome === 'refused') return res.status(400).send(page(req, newPasswordForm(result.message)));
+    const [status, message] = refusal(result);
+    res.status(status).send(page(req, newPasswordForm(message)));
+  } catch (error) {
+    next(error);
+  }
+});
+
+app.post('/sign-out', (req, res, next) =>
+  req.session.destroy((error) => {
+    if (error) return next(error);
+    res.clearCookie('__Host-session', { path: '/', secure: true, httpOnly: true, sameSite: 'lax' });
+    res.redirect(303, '/');
+  }),
+);
+
+// One line for any error, and a page that says nothing of it (a bad CSRF token is a 403).
+app.use((error, _req, res, _next) => {
+  const status = error.code === 'EBADCSRFTOKEN' || error.status === 403 ? 403 : 500;
+  if (status === 500) console.error(error instanceof Error ? error.message : String(error));
+  res.status(status).send(status === 403 ? 'Forbidden: reload the page and try again.' : 'Something went wrong.');
+});
+
+const server = createServer({ key: readFileSync(TLS_KEY), cert: readFileSync(TLS_CERT) }, app);
+server.listen(PORT, '127.0.0.1', () => console.log(`Sign-in site on https://localhost:${PORT}`));
+const stop = () => server.close(() => void users.close().then(() => process.exit(0)));
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

@@ -1,0 +1,93 @@
+/**
+ * `npm run admin -- sign-in-state <owner-email> <user-email>` against DynamoDB Local: one JSON line with
+ * the count the module goes by (a count made against an older hash is none), the wait's end, the lock,
+ * and the trusted devices; the same keys for an e-mail no user has.
+ */
+
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from '@jest/globals';
+import { hashTag, MAX_FAILED_SIGN_INS, NO_PROFILE_TAG } from '#domain/sign-in-attempts';
+import { processStores } from '#store/stores';
+import { signInStateKey, userKey } from '#store/table-layout';
+import { handler as createUser } from '../../functions/createUser/handler';
+import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
+import { invoke } from '../support/events';
+import { newOwner, uniqueEmail } from '../support/local';
+import { runScript } from '../support/processes';
+
+const { config, stores } = processStores();
+const env: NodeJS.ProcessEnv = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+const stateOf = async (ownerEmail: string, email: string) => {
+  const run = await runScript('admin/cli.ts', ['sign-in-state', ownerEmail, email], env);
+  expect([run.code, run.stderr]).toEqual([0, '']);
+  expect(run.stdout.split('\n')).toHaveLength(2);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
+};
+/** Writes the e-mail's sign-in state as the module would have left it. */
+const writeState = (ownerId: string, email: string, failures: number, waitUntil: number, tag: string) =>
+  stores.client.send(
+    new PutCommand({
+      TableName: config.signInTableName,
+      Item: { ...signInStateKey(ownerId, email), failures, wait_until: waitUntil, hash_tag: tag },
+    }),
+  );
+
+describe('admin sign-in-state', () => {
+  it('prints the failures in force, the wait, the lock and the devices; an unknown e-mail in the same shape', async () => {
+    const owner = await newOwner('state');
+    const ownerId = (await stores.owners.findOwner(owner.ownerEmail))!.ownerId;
+    const [known, unknown] = [uniqueEmail('state-known'), uniqueEmail('state-unknown')];
+    expect((await invoke(createUser, { user_email: known, user_password: 'the known password' }, owner.apiKey)).status).toBe(200);
+    const hash = (await stores.client.send(new GetCommand({ TableName: config.usersTableName, Key: userKey(ownerId, known) }))).Item!
+      .password_hash as string;
+
+    const fresh = await stateOf(owner.ownerEmail, known);
+    expect(fresh).toEqual({
+      owner_email: owner.ownerEmail,
+      user_email: known,
+      consecutive_failures: 0,
+      wait_until: null,
+      locked: false,
+      trusted_devices: { count: 0, last_used_at: [] },
+    });
+
+    const waitUntil = Date.now() + 600_000;
+    await writeState(ownerId, known, 7, waitUntil, hashTag(hash));
+    expect(await stateOf(owner.ownerEmail, known.toUpperCase())).toMatchObject({
+      consecutive_failures: 7,
+      wait_until: new Date(waitUntil).toISOString(),
+      locked: false,
+    });
+
+    await writeState(ownerId, known, MAX_FAILED_SIGN_INS, 0, hashTag(hash));
+    expect(await stateOf(owner.ownerEmail, known)).toMatchObject({
+      consecutive_failures: MAX_FAILED_SIGN_INS,
+      wait_until: null,
+      locked: true,
+    });
+
+    // A reset makes another hash: the count made against the old one is none, as the module sees it.
+    expect((await invoke(resetUserPassword, { user_email: known, new_password: 'a brand new passphrase' }, owner.apiKey)).status).toBe(200);
+    expect(await stateOf(owner.ownerEmail, known)).toMatchObject({ consecutive_failures: 0, locked: false });
+
+    await writeState(ownerId, unknown, 6, waitUntil, NO_PROFILE_TAG);
+    const stranger = await stateOf(owner.ownerEmail, unknown);
+    expect(Object.keys(stranger)).toEqual(Object.keys(fresh));
+    expect(stranger).toEqual({
+      owner_email: owner.ownerEmail,
+      user_email: unknown,
+      consecutive_failures: 6,
+      wait_until: new Date(waitUntil).toISOString(),
+      locked: false,
+      trusted_devices: { count: 0, last_used_at: [] },
+    });
+  }, 120_000);
+
+  it('refuses a command line it cannot run, in one line, exit 2', async () => {
+    const missing = await runScript('admin/cli.ts', ['sign-in-state', 'dev-owner@example.com'], env);
+    expect([missing.code, missing.stderr.split('\n').length]).toEqual([2, 2]);
+    expect(missing.stderr).toMatch(/^usage: npm run admin -- sign-in-state/);
+    const noOwner = await runScript('admin/cli.ts', ['sign-in-state', uniqueEmail('no-owner'), 'a@example.com'], env);
+    expect([noOwner.code, noOwner.stderr]).toEqual([2, expect.stringMatching(/^No owner .*\n$/)]);
+  }, 60_000);
+});
