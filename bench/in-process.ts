@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { OPERATIONS, type OperationName } from '#contract/operations';
 import { issueKey } from '#domain/owners';
 import type { ApiHandler } from '#http/pipeline';
 import { processStores } from '#store/stores';
@@ -16,7 +17,7 @@ import { handler as resetUserPasswordHandler } from '../functions/resetUserPassw
 import { lambdaContext as baseLambdaContext, proxyEvent } from '../local/lambda-runtime';
 import { median, round } from './stats';
 
-export type Operation = 'createUser' | 'resetUserPassword' | 'deleteUser';
+export type Operation = OperationName;
 
 const HANDLERS: Record<Operation, ApiHandler> = {
   createUser: createUserHandler,
@@ -154,7 +155,7 @@ export async function ddbCalls(
   };
   const cold = {} as Record<Operation, CallCount>;
   const coldUser = email('cold');
-  for (const name of ['createUser', 'resetUserPassword', 'deleteUser'] as const) {
+  for (const name of OPERATIONS) {
     const { api_key: freshKey } = await issueKey(stores.owners, ownerEmail);
     const body =
       name === 'createUser'

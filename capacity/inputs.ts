@@ -3,10 +3,12 @@
  * here and nowhere else, and a missing or malformed one fails with one line that names it.
  */
 
+import { type OperationName, OPERATIONS as REGISTRY } from '#contract/operations';
 import type { Demand, TableUnits } from './model';
 
-export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+/** The operations, from the registry (functions/shared/contract/operations.ts). */
+export const OPERATIONS = REGISTRY;
+export type Operation = OperationName;
 /** The sign-in outcomes whose cost differs: a known user's right and wrong password, and an unknown e-mail. */
 export const SIGN_IN_OUTCOMES = ['ok', 'wrong', 'unknown'] as const;
 export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number];

@@ -7,6 +7,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { OPERATIONS, type OperationName } from '#contract/operations';
 import { floorProbe } from '../floor';
 import { atMost, type Measurement, resultIn } from '../measurement';
 import { table } from '../report';
@@ -14,8 +15,8 @@ import { formatSpread, MIN_ROUNDS, median, percentile, round, type Spread, sprea
 import { cpuBetween, threadCpu } from '../thread-cpu';
 import { argon2 } from './argon2';
 
-const OPS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
-type Op = (typeof OPS)[number];
+const OPS = OPERATIONS;
+type Op = OperationName;
 /** The operations with a floor here: a hash then the write. */
 const FLOORED = ['createUser', 'resetUserPassword'] as const;
 type Floored = (typeof FLOORED)[number];
@@ -69,7 +70,7 @@ export const latency: Measurement<Latency> = {
     for (let i = 0; i < 10; i++) await floor.hashThenPut();
     await inProcess.timeCall('createUser', apiKey, newUser());
 
-    const perOp = <T>(make: () => T) => ({ createUser: make(), resetUserPassword: make(), deleteUser: make() });
+    const perOp = <T>(make: () => T) => Object.fromEntries(OPS.map((op) => [op, make()])) as Record<Op, T>;
     const http = perOp(() => [] as number[][]);
     const errors = perOp(() => 0);
     const cpu = perOp(() => ({ pool: 0, rest: 0, requests: 0 }));
@@ -222,5 +223,5 @@ ${table(
 
 /** The record's values mapped, with their keys. */
 function perOpFrom<T, U>(record: Record<Op, T>, fn: (value: T) => U): Record<Op, U> {
-  return { createUser: fn(record.createUser), resetUserPassword: fn(record.resetUserPassword), deleteUser: fn(record.deleteUser) };
+  return Object.fromEntries(OPS.map((op) => [op, fn(record[op])])) as Record<Op, U>;
 }

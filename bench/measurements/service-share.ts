@@ -8,14 +8,16 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { type OperationName, OPERATIONS as REGISTRY } from '#contract/operations';
 import { atMost, type Measurement, resultIn } from '../measurement';
 import { table } from '../report';
 import { NOTHING, nothing, type PhaseCpu, type StandIn } from '../stand-in';
 import { formatSpread, MIN_ROUNDS, type Spread, spread } from '../stats';
 import { latency } from './latency';
 
-export const OPERATIONS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+/** The operations, from the registry. */
+export const OPERATIONS = REGISTRY;
+export type Operation = OperationName;
 /** Each operation's SDK floor, in the order their users need (deletes take the users put before them). */
 export const FLOOR_OF = { createUser: 'hashThenPut', resetUserPassword: 'hashThenUpdate', deleteUser: 'queryThenDelete' } as const;
 const FLOOR_NAME = {
@@ -59,7 +61,7 @@ export function sharesFrom(phases: ServiceShare['phases']): Record<Operation, Op
       shareMs: spread(ours.map((ms, r) => ms - theirs[r]!)),
     };
   };
-  return { createUser: share('createUser'), resetUserPassword: share('resetUserPassword'), deleteUser: share('deleteUser') };
+  return Object.fromEntries(OPERATIONS.map((op) => [op, share(op)])) as Record<Operation, ReturnType<typeof share>>;
 }
 
 /** In the stand-in: `rounds` rounds of `perRound` calls of each operation, each beside its floor. */

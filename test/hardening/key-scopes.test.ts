@@ -7,7 +7,7 @@
 
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
+import { ALL_MESSAGES as MESSAGES, OPERATIONS } from '#contract/operations';
 import { digestApiKey, newApiKey } from '#domain/api-keys';
 import { keyUseRecorder } from '#domain/key-use';
 import { hourOf, issueKey, type KeyScope } from '#domain/owners';
@@ -173,7 +173,7 @@ describe('expiry', () => {
 describe('keys without options', () => {
   it('a key issued with no options may call every operation, and its item holds neither a list nor an expiry', async () => {
     const { api, digest, operations, expires_at } = await keyFor();
-    expect([operations, expires_at]).toEqual([['createUser', 'resetUserPassword', 'deleteUser'], null]);
+    expect([operations, expires_at]).toEqual([[...OPERATIONS], null]);
     const email = uniqueEmail('plain');
     expect(answer(await api('/v1/createUser', { user_email: email, user_password: 'the first password' }))).toEqual([
       200,
@@ -239,7 +239,7 @@ describe('DynamoDB calls per request on a warm function', () => {
 
   it("a scoped, expiring key adds no call to the operation's own: create 1, reset 1, delete 3", async () => {
     const { api, digest } = await keyFor({
-      operations: ['createUser', 'resetUserPassword', 'deleteUser'],
+      operations: [...OPERATIONS],
       expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
     });
     // Warm each operation's key cache, and let the hour's last-use write land.

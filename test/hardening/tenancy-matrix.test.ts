@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
+import { ALL_MESSAGES as MESSAGES, type OperationName } from '#contract/operations';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, storedPasswordIs } from './support/world';
@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 type Target = 'own user' | "other owner's user" | "other owner's own account" | 'own account';
-type Operation = 'createUser' | 'resetUserPassword' | 'deleteUser';
+type Operation = OperationName;
 
 /** A's side afterwards: the items under the target e-mail, and which of A's passwords it holds (null: neither). */
 type ASide = [items: number, password: 'set by owner a' | 'chosen by owner a' | null];
