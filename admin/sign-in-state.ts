@@ -8,7 +8,7 @@
 
 import { parseArgs } from 'node:util';
 import { normalizeEmail } from '#domain/email';
-import { hashTag, inForce, MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
+import { hashTag, inForce, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { createDocumentClient } from '#store/client';
 import { adminEndpoint, LOCAL_TABLES } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
@@ -69,7 +69,7 @@ export async function signInStateCommand(args: string[], now = Date.now()): Prom
       user_email: email,
       consecutive_failures: current.failures,
       wait_until: current.waitUntil > now ? new Date(current.waitUntil).toISOString() : null,
-      locked: current.failures >= MAX_FAILED_SIGN_INS,
+      locked: current.failures >= UNTRUSTED_FAILURE_LIMIT,
       // No device records exist before issue 44's device cookies; an unknown e-mail never has any.
       trusted_devices: { count: 0, last_used_at: [] },
     };

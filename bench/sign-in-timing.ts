@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { hashPassword } from '#domain/passwords';
-import { FREE_FAILURES, hashTag, MAX_FAILED_SIGN_INS, NO_PROFILE_TAG, UNKNOWN_STATE_DAYS } from '#domain/sign-in-attempts';
+import { FREE_FAILURES, hashTag, NO_PROFILE_TAG, UNKNOWN_STATE_DAYS, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { REFUSAL_MEMORY } from '#domain/sign-in-memory';
 import { formatArgon2Setting, parseArgon2Setting } from '#platform/config';
 import { createDocumentClient, localConnection } from '#store/client';
@@ -174,12 +174,14 @@ async function main(): Promise<void> {
       compared.throttled = await measure(stage, rounds, 'throttled', true);
       progress(`throttled (from memory): ${rounds} more at each`);
       compared['throttled from memory'] = await measure(stage, rounds, 'throttled');
-      progress(`locked: ${MAX_FAILED_SIGN_INS} failures stored at each bcrypt 4 e-mail, then ${rounds} attempts at each after the read`);
+      progress(
+        `locked: ${UNTRUSTED_FAILURE_LIMIT} failures stored at each bcrypt 4 e-mail, then ${rounds} attempts at each after the read`,
+      );
       for (const email of [...bcrypt4.known, ...bcrypt4.unknown]) {
         const known = bcrypt4.hashes.get(email);
         const { state } = await states.read(bcrypt4.ownerId, email);
         const locked = {
-          failures: MAX_FAILED_SIGN_INS,
+          failures: UNTRUSTED_FAILURE_LIMIT,
           waitUntil: 0,
           tag: hashTag(known),
           ...(known === undefined && { expiresAt: Math.ceil(clock / 1000) + UNKNOWN_STATE_DAYS * 86_400 }),

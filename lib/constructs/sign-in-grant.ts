@@ -13,7 +13,7 @@ import { SIGN_IN_READ_ATTRIBUTES, SIGN_IN_WRITE_ATTRIBUTES } from '#store/table-
  */
 export const SIGN_IN_USERS_READ_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] as const;
 export const SIGN_IN_USERS_WRITE_ACTIONS = ['dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem'] as const;
-export const SIGN_IN_STATE_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'] as const;
+export const SIGN_IN_STATE_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] as const;
 
 /** Every action the grant allows, on either table. */
 export const SIGN_IN_ACTIONS = [

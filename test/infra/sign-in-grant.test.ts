@@ -11,7 +11,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { PASSWORD_POLICY_ATTRIBUTE } from '#store/owner-policy-item';
-import { ownerPolicyKey, SIGN_IN_TABLE, signInStateKey, userKey } from '#store/table-layout';
+import { ownerDeviceKeyKey, ownerPolicyKey, SIGN_IN_TABLE, signInStateKey, userKey } from '#store/table-layout';
 import { grantSignIn, SIGN_IN_ACTIONS } from '../../lib/constructs/sign-in-grant';
 import { decide, iamRequests, synthesizedGrant, tableArn } from '../support/iam-policy';
 
@@ -72,7 +72,10 @@ const FORBIDDEN: Record<string, [command: string, input: Record<string, unknown>
   'BatchWriteItem on the users table': ['BatchWriteCommand', { RequestItems: { [USERS]: [] } }],
   'GetItem of a whole profile (no projection)': ['GetCommand', { TableName: USERS, Key: ownerAccount }],
   'GetItem of white_label': ['GetCommand', { TableName: USERS, Key: ownerAccount, ProjectionExpression: 'white_label' }],
-  'Query of the users table': ['QueryCommand', { TableName: USERS }],
+  'Query of the users table': [
+    'QueryCommand',
+    { TableName: USERS, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': user.pk } },
+  ],
   'Scan of the users table': ['ScanCommand', { TableName: USERS }],
   'GetItem on the owners table': ['GetCommand', { TableName: OWNERS, Key: { pk: 'OWNER#owner@acme.example' } }],
   'UpdateItem on the owners table': [
@@ -101,6 +104,23 @@ const ANOTHER_OWNER: Record<string, [command: string, input: Record<string, unkn
     { TableName: SIGN_IN, Key: signInStateKey(OWNER_B, 'jane@example.com'), UpdateExpression: 'SET failures = :f' },
   ],
   "owner B's sign-in state deleted": ['DeleteCommand', { TableName: SIGN_IN, Key: signInStateKey(OWNER_B, 'jane@example.com') }],
+  "owner B's user's trusted devices listed": [
+    'QueryCommand',
+    {
+      TableName: SIGN_IN,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': signInStateKey(OWNER_B, 'jane@example.com').pk },
+    },
+  ],
+  "owner B's device key read (it seals B's cookies)": [
+    'UpdateCommand',
+    {
+      TableName: SIGN_IN,
+      Key: ownerDeviceKeyKey(OWNER_B),
+      UpdateExpression: 'SET device_key = if_not_exists(device_key, :k)',
+      ReturnValues: 'ALL_NEW',
+    },
+  ],
   "A's and B's profiles in one read": [
     'BatchGetCommand',
     {
@@ -151,7 +171,7 @@ describe('grantSignIn, the template', () => {
     expect(statements.map((s) => [s.Action, s.Resource])).toEqual([
       [['dynamodb:BatchGetItem', 'dynamodb:GetItem'], tableArn(USERS)],
       [['dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem'], tableArn(USERS)],
-      [['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], tableArn(SIGN_IN)],
+      [['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], tableArn(SIGN_IN)],
     ]);
     expect(new Set(statements.flatMap((s) => s.Action as string[]))).toEqual(new Set(SIGN_IN_ACTIONS));
     // The sign-in table has the TTL, and the users table's grant can never write an expiry.

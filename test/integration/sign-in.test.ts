@@ -24,11 +24,12 @@ import {
   FREE_FAILURES,
   fastestLockoutSeconds,
   hashTag,
-  MAX_FAILED_SIGN_INS,
   NO_PROFILE_TAG,
   UNKNOWN_STATE_DAYS,
+  UNTRUSTED_FAILURE_LIMIT,
   waitAfterFailure,
 } from '#domain/sign-in-attempts';
+import { listDevices, revokeDevices } from '#domain/sign-in-devices';
 import { passesRecordFilter } from '#events/record-filter';
 import { formatArgon2Setting } from '#platform/config';
 import { localConnection } from '#store/client';
@@ -46,6 +47,7 @@ import { startTestDelivery } from '../support/lifecycle-events';
 import { newOwner, uniqueEmail } from '../support/local';
 import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
+import { plainOutcomes, withoutCookie } from '../support/sign-in-results';
 import { keysOf, watchStream } from '../support/stream-records';
 
 const { config, stores } = processStores();
@@ -54,13 +56,15 @@ const setting = formatArgon2Setting(config.argon2);
 const CURRENT = `$argon2id$v=19$${setting}$`;
 /** The tools' clock: every sign-in here reads it, and the tests move it (never backwards). */
 let clock = Date.now();
-const tool = createSignIn({
-  usersTable: config.usersTableName,
-  signInTable: config.signInTableName,
-  argon2Setting: setting,
-  dynamodb: localConnection(endpoint),
-  now: () => clock,
-});
+const tool = plainOutcomes(
+  createSignIn({
+    usersTable: config.usersTableName,
+    signInTable: config.signInTableName,
+    argon2Setting: setting,
+    dynamodb: localConnection(endpoint),
+    now: () => clock,
+  }),
+);
 const lane = createCostlyLane();
 const fixtures = JSON.parse(readFileSync(new URL('../fixtures/real-tool-hashes.json', import.meta.url), 'utf8')) as {
   hashes: { tool: string; password: string; hash: string; expected: string }[];
@@ -140,9 +144,15 @@ function observed(options: { verify?: (stored: string, password: string) => Prom
     commands,
     sent,
     store,
-    run: (email: string, password: string, s?: SignInStore) => signIn(deps(s), { ownerId: owner.ownerId, email, password }),
+    run: async (email: string, password: string, s?: SignInStore) =>
+      withoutCookie(await signIn(deps(s), { ownerId: owner.ownerId, email, password })),
     change: (email: string, currentPassword: string, newPassword: string) =>
       changePassword({ ...deps(), passwordPolicy: config.passwordPolicy }, { ownerId: owner.ownerId, email, currentPassword, newPassword }),
+    /** A sign-in with a device cookie, whose result keeps its fresh cookie. */
+    trusted: (email: string, password: string, deviceCookie?: string) =>
+      signIn(deps(), { ownerId: owner.ownerId, email, password, ...(deviceCookie && { deviceCookie }) }),
+    devices: (email: string) => listDevices(deps(), { ownerId: owner.ownerId, email }),
+    revoke: (email: string) => revokeDevices(deps(), { ownerId: owner.ownerId, email }),
   };
 }
 
@@ -220,8 +230,16 @@ describe('imported hashes', () => {
       const seen = observed();
       expect([user.tool, await seen.run(user.email, `${user.password}?`)]).toEqual([user.tool, { outcome: 'wrong' }]);
       expect([user.tool, await seen.run(user.email, user.password)]).toEqual([user.tool, { outcome: 'ok' }]);
-      // Each attempt reads and counts; the success replaces the hash and deletes the state in one transaction.
-      expect(seen.commands).toEqual([['BatchGetItem'], ['UpdateItem'], ['BatchGetItem'], ['UpdateItem'], ['UpdateItem', 'DeleteItem']]);
+      // Each attempt reads and counts; the success reads the owner's device key (once per process), then replaces the
+      // hash, deletes the trusted budget and the state and writes the device's record in one transaction.
+      expect(seen.commands).toEqual([
+        ['BatchGetItem'],
+        ['UpdateItem'],
+        ['BatchGetItem'],
+        ['UpdateItem'],
+        ['UpdateItem'],
+        ['UpdateItem', 'DeleteItem', 'DeleteItem', 'UpdateItem'],
+      ]);
       const stored = await profile(user.email);
       expect(stored.password_hash).toMatch(CURRENT);
       expect(await verifyHash(stored.password_hash as string, user.password)).toBe(true);
@@ -425,7 +443,7 @@ describe('growing waits, then the limit', () => {
     const tally = (outcomes: readonly { outcome: string }[], name: string) => outcomes.filter((o) => o.outcome === name).length;
     expect([tally(burst, 'wrong'), tally(burst, 'throttled'), seen.verified.length]).toEqual([6, 294, 6]);
     // The attacker's best schedule from there: each guess the moment its wait ends, and a burst of 20 then.
-    for (let failures = 6; failures < MAX_FAILED_SIGN_INS; failures++) {
+    for (let failures = 6; failures < UNTRUSTED_FAILURE_LIMIT; failures++) {
       const probe = await seen.run(email, 'a probe');
       if (probe.outcome !== 'throttled') throw new Error(`after ${failures} failures: ${JSON.stringify(probe)}`);
       const retryAt = clock + probe.retryAfterSeconds * 1000;
@@ -438,7 +456,7 @@ describe('growing waits, then the limit', () => {
       );
       expect([tally(round, 'wrong'), seen.verified.length - verifiedBefore]).toEqual([1, 1]);
     }
-    expect((await state(email))?.failures).toBe(MAX_FAILED_SIGN_INS);
+    expect((await state(email))?.failures).toBe(UNTRUSTED_FAILURE_LIMIT);
     // The waits were at least 24 hours; seconds rounding up can only have made them longer.
     expect((clock - start) / 1000).toBeGreaterThanOrEqual(fastestLockoutSeconds());
     const verifiedAtLock = seen.verified.length;
@@ -485,10 +503,10 @@ describe('an unknown e-mail is not told apart', () => {
     }
     expect(outcomes.unknown).toEqual(outcomes.known);
     expect(new Set(outcomes.known.map((o) => o.split(' ')[0]))).toEqual(new Set(['wrong', 'throttled', 'locked']));
-    expect(outcomes.known.filter((o) => o === 'wrong')).toHaveLength(MAX_FAILED_SIGN_INS);
+    expect(outcomes.known.filter((o) => o === 'wrong')).toHaveLength(UNTRUSTED_FAILURE_LIMIT);
     expect(seenUnknown.commands).toEqual(seenKnown.commands);
     // Every wrong attempt verified once, at the stage's setting, the unknown one against the dummy hash.
-    expect([seenKnown.verified.length, seenUnknown.verified.length]).toEqual([MAX_FAILED_SIGN_INS, MAX_FAILED_SIGN_INS]);
+    expect([seenKnown.verified.length, seenUnknown.verified.length]).toEqual([UNTRUSTED_FAILURE_LIMIT, UNTRUSTED_FAILURE_LIMIT]);
     for (const stored of [...seenKnown.verified, ...seenUnknown.verified]) expect(stored).toMatch(CURRENT);
   }, 300_000);
 
@@ -536,7 +554,7 @@ describe('a stage whose tables existed before the move', () => {
     // As the module before the sign-in table wrote them: in the users table, under the same key.
     const legacy: Record<string, Record<string, unknown>> = {
       [waiting]: { failures: FREE_FAILURES + 1, wait_until: clock + 30_000, hash_tag: await tagOf(waiting) },
-      [lockedOut]: { failures: MAX_FAILED_SIGN_INS, wait_until: 0, hash_tag: await tagOf(lockedOut) },
+      [lockedOut]: { failures: UNTRUSTED_FAILURE_LIMIT, wait_until: 0, hash_tag: await tagOf(lockedOut) },
       [unknown]: { failures: 2, wait_until: 0, hash_tag: NO_PROFILE_TAG, expires_at: Math.ceil(clock / 1000) + 86_400 },
     };
     for (const [email, kept] of Object.entries(legacy)) {
@@ -563,7 +581,7 @@ describe('a stage whose tables existed before the move', () => {
     // Again: nothing left to move, nothing changed.
     const second = await migrate();
     expect(JSON.parse(second.stdout)).toMatchObject({ moved: 0, superseded: 0, left: 0 });
-    expect(await state(lockedOut)).toMatchObject({ failures: MAX_FAILED_SIGN_INS });
+    expect(await state(lockedOut)).toMatchObject({ failures: UNTRUSTED_FAILURE_LIMIT });
   }, 60_000);
 });
 
@@ -653,6 +671,17 @@ describe('changePassword', () => {
   }, 60_000);
 });
 
+/** A trusted device's requests: a success that issues a cookie, a trusted failure and success with it, the list and the revocation. */
+async function trustedRequests(seen: ReturnType<typeof observed>, email: string, password: string) {
+  const issued = await seen.trusted(email, password);
+  if (issued.outcome !== 'ok') throw new Error(`expected ok, got ${issued.outcome}`);
+  expect((await seen.trusted(email, 'wrong', issued.deviceCookie)).outcome).toBe('wrong');
+  expect((await seen.trusted(email, password, issued.deviceCookie)).outcome).toBe('ok');
+  const listed = await seen.devices(email);
+  expect(listed.map((device) => device.deviceId)).toContain(issued.deviceCookie.split('.')[0]);
+  expect(await seen.revoke(email)).toBe(listed.length);
+}
+
 describe('least privilege', () => {
   it("the grant's actions are exactly the DynamoDB actions the module sends", async () => {
     const [email, imported] = [uniqueEmail('actions'), uniqueEmail('actions-imported')];
@@ -665,6 +694,7 @@ describe('least privilege', () => {
     await seen.change(email, 'actions password', 'a changed passphrase');
     await seen.change(email, 'a changed passphrase', 'password');
     for (let i = 0; i < 7; i++) await seen.run(uniqueEmail('actions-unknown'), 'wrong');
+    await trustedRequests(seen, imported, 'imported password');
     expect(new Set(seen.commands.flat().map((action) => `dynamodb:${action}`))).toEqual(new Set(SIGN_IN_ACTIONS));
   }, 60_000);
 
@@ -685,6 +715,7 @@ describe('least privilege', () => {
     ];
     for (let i = 0; i < 7; i++) outcomes.push(await seen.run(email, `wrong ${i}`));
     for (let i = 0; i < 7; i++) outcomes.push(await seen.run(uniqueEmail('iam-unknown'), 'wrong'));
+    await trustedRequests(seen, imported, 'imported password');
     expect(new Set(outcomes.map((o) => o.outcome))).toEqual(new Set(['wrong', 'ok', 'must-reset', 'refused', 'changed', 'throttled']));
     const requests = seen.sent.flatMap(({ name, input }) => iamRequests(name, input));
     // Both tables, and every kind of request the grant names.

@@ -7,7 +7,7 @@
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
+import { UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { REFUSAL_MEMORY } from '#domain/sign-in-memory';
 import { formatArgon2Setting, readPasswordSettings } from '#platform/config';
 import { localConnection } from '#store/client';
@@ -54,7 +54,7 @@ describe('admin reset-owner-password', () => {
     const profile = async () => (await read(userKey(ownerId, owner.ownerEmail)))!;
     const signIn = (password: string) => users.signIn({ ownerId, email: owner.ownerEmail, password });
 
-    for (let failures = 0; failures < MAX_FAILED_SIGN_INS; ) {
+    for (let failures = 0; failures < UNTRUSTED_FAILURE_LIMIT; ) {
       const outcome = await signIn(`guess ${failures}`);
       if (outcome.outcome === 'throttled') {
         clock += outcome.retryAfterSeconds * 1000;
@@ -64,7 +64,7 @@ describe('admin reset-owner-password', () => {
       failures++;
     }
     expect(await signIn('one more guess')).toEqual({ outcome: 'locked' });
-    expect((await state())?.failures).toBe(MAX_FAILED_SIGN_INS);
+    expect((await state())?.failures).toBe(UNTRUSTED_FAILURE_LIMIT);
 
     const reset = await admin('reset-owner-password', owner.ownerEmail.toUpperCase());
     expect([reset.code, reset.stderr]).toEqual([0, '']);

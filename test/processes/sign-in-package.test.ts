@@ -25,7 +25,7 @@ import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { LANE_OVERHEAD_MIB } from '#domain/costly-lane';
 import { HASH_CEILINGS } from '#domain/password-hashes';
-import { fastestLockoutSeconds, MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
+import { fastestLockoutSeconds, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { formatArgon2Setting } from '#platform/config';
 import { processStores } from '#store/stores';
 import { signInStateKey } from '#store/table-layout';
@@ -344,7 +344,7 @@ describe('every scenario of the data contract, through the installed package on 
       burst: string[];
     };
     expect(result.sequence.unknown).toEqual(result.sequence.known);
-    expect(result.sequence.known.filter((o) => o === 'wrong')).toHaveLength(MAX_FAILED_SIGN_INS);
+    expect(result.sequence.known.filter((o) => o === 'wrong')).toHaveLength(UNTRUSTED_FAILURE_LIMIT);
     expect(new Set(result.sequence.known)).toEqual(new Set(['wrong', 'throttled', 'locked']));
     expect(result.lockedAfter).toBeGreaterThanOrEqual(24 * 3600);
     expect(result.lockedAfter).toBe(fastestLockoutSeconds());

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
-import { hashTag, MAX_FAILED_SIGN_INS } from '#domain/sign-in-attempts';
+import { hashTag, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { REFUSAL_MEMORY } from '#domain/sign-in-memory';
 import { createDocumentClient } from '#store/client';
 import { signInStateKey, userKey } from '#store/table-layout';
@@ -152,7 +152,7 @@ describe('the example sign-in site in Chromium', () => {
     await db.send(
       new PutCommand({
         TableName: descriptor.signInTable.name,
-        Item: { ...signInStateKey(ownerId, email), failures: MAX_FAILED_SIGN_INS, wait_until: 0, hash_tag: hashTag(hash) },
+        Item: { ...signInStateKey(ownerId, email), failures: UNTRUSTED_FAILURE_LIMIT, wait_until: 0, hash_tag: hashTag(hash) },
       }),
     );
     db.destroy();

@@ -6,7 +6,7 @@
 
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from '@jest/globals';
-import { hashTag, MAX_FAILED_SIGN_INS, NO_PROFILE_TAG } from '#domain/sign-in-attempts';
+import { hashTag, NO_PROFILE_TAG, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { processStores } from '#store/stores';
 import { signInStateKey, userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
@@ -59,9 +59,9 @@ describe('admin sign-in-state', () => {
       locked: false,
     });
 
-    await writeState(ownerId, known, MAX_FAILED_SIGN_INS, 0, hashTag(hash));
+    await writeState(ownerId, known, UNTRUSTED_FAILURE_LIMIT, 0, hashTag(hash));
     expect(await stateOf(owner.ownerEmail, known)).toMatchObject({
-      consecutive_failures: MAX_FAILED_SIGN_INS,
+      consecutive_failures: UNTRUSTED_FAILURE_LIMIT,
       wait_until: null,
       locked: true,
     });

@@ -107,6 +107,16 @@ function itemRequest(action: string, input: Input): IamRequest {
   return { action: `dynamodb:${action}`, table: input.TableName!, context };
 }
 
+/** The partition key a Query's key condition names (`pk = :value`, the name possibly through ExpressionAttributeNames). */
+function queriedPartition(input: Input): string[] {
+  const condition = String(input.KeyConditionExpression ?? '');
+  for (const [, name, value] of condition.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+    const attribute = name!.startsWith('#') ? input.ExpressionAttributeNames?.[name!] : name;
+    if (attribute === 'pk') return [stringOf((input.ExpressionAttributeValues as Record<string, unknown>)[value!])];
+  }
+  throw new Error(`no partition key in the key condition ${condition}`);
+}
+
 /** The IAM requests a DynamoDB command (by its SDK command name, with its input) makes. */
 export function iamRequests(commandName: string, input: Record<string, unknown>): IamRequest[] {
   const name = commandName.replace(/Command$/, '');
@@ -139,7 +149,11 @@ export function iamRequests(commandName: string, input: Record<string, unknown>)
       {
         action: `dynamodb:${command}`,
         table: `${input.TableName}${input.IndexName ? `/index/${input.IndexName}` : ''}`,
-        context: { 'dynamodb:Select': (input.Select as string | undefined) ?? 'ALL_ATTRIBUTES' },
+        context: {
+          'dynamodb:Select': (input.Select as string | undefined) ?? 'ALL_ATTRIBUTES',
+          // A Query names one partition: the value its key condition sets `pk` equal to.
+          ...(command === 'Query' && { 'dynamodb:LeadingKeys': queriedPartition(input as Input) }),
+        },
       },
     ];
   throw new Error(`no IAM request model for ${commandName}`);

@@ -17,25 +17,29 @@ import {
   MAX_FAILED_SIGN_INS,
   NO_PROFILE_TAG,
   UNKNOWN_STATE_DAYS,
+  UNTRUSTED_FAILURE_LIMIT,
   waitAfterFailure,
 } from '#domain/sign-in-attempts';
+import { TRUSTED_FAILURE_BUDGET } from '#domain/trusted-devices';
 import type { VerifierPool } from '#domain/verify-worker';
 import { LIFECYCLE_RECORD_PATTERNS, matchesPattern, passesRecordFilter } from '#events/record-filter';
 import { DEFAULT_ARGON2_SETTING, OWASP_ARGON2ID_SETTINGS } from '#platform/config';
 
 describe('the wait schedule', () => {
-  const waits = Array.from({ length: MAX_FAILED_SIGN_INS + 1 }, (_, failures) => waitAfterFailure(failures));
+  const waits = Array.from({ length: UNTRUSTED_FAILURE_LIMIT + 1 }, (_, failures) => waitAfterFailure(failures));
 
-  it("none for the first five failures, then NIST's 30 seconds growing to an hour at the 99th; the 100th locks instead", () => {
+  it("none for the first five failures, then NIST's 30 seconds growing to an hour at the 89th; the 90th locks instead (100 less the trusted budget)", () => {
     expect(FREE_FAILURES).toBe(5);
+    expect(UNTRUSTED_FAILURE_LIMIT).toBe(MAX_FAILED_SIGN_INS - TRUSTED_FAILURE_BUDGET);
+    expect(UNTRUSTED_FAILURE_LIMIT).toBe(90);
     expect(waits.slice(0, 6)).toEqual([0, 0, 0, 0, 0, 0]);
-    expect([waits[6], waits[99], waits[100]]).toEqual([30, 3600, 0]);
-    for (let failures = 7; failures < MAX_FAILED_SIGN_INS; failures++) expect(waits[failures]!).toBeGreaterThan(waits[failures - 1]!);
+    expect([waits[6], waits[89], waits[90]]).toEqual([30, 3600, 0]);
+    for (let failures = 7; failures < UNTRUSTED_FAILURE_LIMIT; failures++) expect(waits[failures]!).toBeGreaterThan(waits[failures - 1]!);
   });
 
   it('the fastest way from no failure to locked takes at least 24 hours: the sum of the waits', () => {
     expect(fastestLockoutSeconds()).toBe(waits.reduce((sum, wait) => sum + wait, 0));
-    expect(fastestLockoutSeconds()).toBe(170_610);
+    expect(fastestLockoutSeconds()).toBe(152_460);
     expect(fastestLockoutSeconds()).toBeGreaterThanOrEqual(86_400);
   });
 });
@@ -55,14 +59,14 @@ describe('deciding an attempt on the state read', () => {
   it('throttled during a wait (rounded up to whole seconds), locked at the limit', () => {
     expect(decideAttempt({ failures: 6, waitUntil: now + 29_001, tag }, tag, now)).toEqual({ refused: 'throttled', retryAfterSeconds: 30 });
     expect(decideAttempt({ failures: 6, waitUntil: now + 1, tag }, tag, now)).toEqual({ refused: 'throttled', retryAfterSeconds: 1 });
-    expect(decideAttempt({ failures: MAX_FAILED_SIGN_INS, waitUntil: 0, tag }, tag, now)).toEqual({ refused: 'locked' });
+    expect(decideAttempt({ failures: UNTRUSTED_FAILURE_LIMIT, waitUntil: 0, tag }, tag, now)).toEqual({ refused: 'locked' });
   });
 
   it('a count against another hash (a reset since) or an expired one is no count', () => {
-    expect(decideAttempt({ failures: MAX_FAILED_SIGN_INS, waitUntil: 0, tag: hashTag('another') }, tag, now)).toMatchObject({
+    expect(decideAttempt({ failures: UNTRUSTED_FAILURE_LIMIT, waitUntil: 0, tag: hashTag('another') }, tag, now)).toMatchObject({
       next: { failures: 1 },
     });
-    const expired = { failures: MAX_FAILED_SIGN_INS, waitUntil: 0, tag: NO_PROFILE_TAG, expiresAt: now / 1000 };
+    const expired = { failures: UNTRUSTED_FAILURE_LIMIT, waitUntil: 0, tag: NO_PROFILE_TAG, expiresAt: now / 1000 };
     expect(decideAttempt(expired, NO_PROFILE_TAG, now)).toMatchObject({ next: { failures: 1 } });
     expect(decideAttempt({ ...expired, expiresAt: now / 1000 + 1 }, NO_PROFILE_TAG, now)).toEqual({ refused: 'locked' });
   });

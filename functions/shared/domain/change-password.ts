@@ -11,13 +11,25 @@ import type { PasswordPolicy } from '#platform/config';
 import { normalizeEmail } from './email';
 import { type BreachCheck, checkPasswordOnline, limitsFor } from './password-policy';
 import { hashPassword } from './passwords';
-import { attempt, BYTES_PER_CODE_POINT, type SignInDeps, type SignInRefusal, settle } from './sign-in';
+import {
+  attempt,
+  BYTES_PER_CODE_POINT,
+  type IssuedCookie,
+  type SignInDeps,
+  type SignInRefusal,
+  settle,
+  succeedWithCookie,
+} from './sign-in';
+import { accountKey } from './sign-in-memory';
+import { passwordBinding } from './trusted-devices';
 
 export interface ChangePasswordInput {
   readonly ownerId: string;
   readonly email: string;
   readonly currentPassword: string;
   readonly newPassword: string;
+  /** The device cookie the browser holds for this account, if any: a trusted attempt at the current password. */
+  readonly deviceCookie?: string;
 }
 
 /** The field the refusal messages name: the API's own for a new password (resetUserPassword's). */
@@ -25,7 +37,7 @@ export const NEW_PASSWORD_FIELD = 'new_password';
 
 /** How a change ends: changed, refused by the policy (the contract's reason and message), or a sign-in's refusal of the current password. */
 export type ChangePasswordResult =
-  | { readonly outcome: 'changed' }
+  | ({ readonly outcome: 'changed' } & IssuedCookie)
   | { readonly outcome: 'refused'; readonly reason: 'length' | 'guessable' | 'breached'; readonly message: string }
   | SignInRefusal;
 
@@ -38,7 +50,12 @@ export interface ChangePasswordDeps extends SignInDeps {
 
 /** Changes a user's password after verifying the current one: an outcome, never an error, for every expected case. */
 export async function changePassword(deps: ChangePasswordDeps, input: ChangePasswordInput): Promise<ChangePasswordResult> {
-  const signIn = { ownerId: input.ownerId, email: input.email, password: input.currentPassword };
+  const signIn = {
+    ownerId: input.ownerId,
+    email: input.email,
+    password: input.currentPassword,
+    ...(input.deviceCookie !== undefined && { deviceCookie: input.deviceCookie }),
+  };
   const result = await attempt(deps, signIn);
   if (!('verified' in result)) return result;
   const email = normalizeEmail(input.email);
@@ -67,16 +84,29 @@ export async function changePassword(deps: ChangePasswordDeps, input: ChangePass
             : passwordBreached(NEW_PASSWORD_FIELD),
     };
     // The current password was right: the attempt counted before verifying is cleared, as a sign-in's.
-    return settle(deps, signIn, result.verified, async ({ profile }) =>
-      (await deps.store.succeed(input.ownerId, email, profile.passwordHash)) ? refused : undefined,
-    );
+    return settle(deps, signIn, result.verified, async ({ profile, device }) => {
+      const written = await deps.store.succeed(input.ownerId, email, profile.passwordHash, {
+        clearsUntrusted: device === undefined,
+        ...(device && { device: { clear: device } }),
+      });
+      return written === 'hash' ? undefined : refused;
+    });
   }
   const newHash = await hashPassword(input.newPassword.normalize('NFC'), deps.setting);
-  return settle(
-    deps,
-    signIn,
-    result.verified,
-    async ({ profile }): Promise<ChangePasswordResult | undefined> =>
-      (await deps.store.changePassword(input.ownerId, email, profile.passwordHash, newHash)) ? { outcome: 'changed' } : undefined,
-  );
+  return settle(deps, signIn, result.verified, async (verified): Promise<ChangePasswordResult | undefined> => {
+    // The new password's version: every device cookie bound to the one before is void; the one returned is bound to it.
+    const at = new Date((deps.now ?? Date.now)()).toISOString();
+    const cookie = await succeedWithCookie(
+      deps,
+      input.ownerId,
+      email,
+      verified,
+      ({ device }) => deps.store.changePassword(input.ownerId, email, verified.profile.passwordHash, newHash, at, { device }),
+      passwordBinding(verified.profile.createdAt, at),
+    );
+    if (!cookie) return undefined;
+    // The write removed the untrusted state with the old password: nothing of it is remembered either.
+    deps.memory?.forget(accountKey(input.ownerId, email));
+    return { outcome: 'changed', ...cookie };
+  });
 }

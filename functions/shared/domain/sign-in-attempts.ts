@@ -12,14 +12,22 @@
  */
 
 import { createHash } from 'node:crypto';
+import { TRUSTED_FAILURE_BUDGET } from './trusted-devices';
 
-/** NIST's limit: the 100th consecutive failure locks the account until a reset. */
+/** NIST's limit: consecutive failures between two successes never pass 100. */
 export const MAX_FAILED_SIGN_INS = 100;
+
+/**
+ * The untrusted failures that lock the account until a reset: NIST's 100 less the trusted devices'
+ * budget (trusted-devices.ts), so that untrusted and trusted failures between two successes together
+ * stay within the 100.
+ */
+export const UNTRUSTED_FAILURE_LIMIT = MAX_FAILED_SIGN_INS - TRUSTED_FAILURE_BUDGET;
 
 /** Failures after which the next attempt may follow at once; from the next one on, each failure imposes a wait. */
 export const FREE_FAILURES = 5;
 
-/** The wait after the first failure that imposes one, and after the 99th (NIST's "30 seconds up to an hour"). */
+/** The wait after the first failure that imposes one, and after the last before the lock (NIST's "30 seconds up to an hour"). */
 export const WAIT_RANGE_SECONDS = { first: 30, last: 3600 } as const;
 
 /** How long the state of an e-mail no user has is kept after its last counted attempt (DynamoDB's TTL). */
@@ -33,12 +41,12 @@ const NO_PROFILE_STAND_IN = '$argon2id$v=19$m=7168,t=5,p=1$'.padEnd(97, 'A');
 
 /**
  * The wait, in seconds, that the `failures`-th consecutive failure imposes before the next attempt:
- * none up to FREE_FAILURES, then growing in equal steps from 30 s (the 6th) to an hour (the 99th).
- * The 100th locks instead.
+ * none up to FREE_FAILURES, then growing in equal steps from 30 s (the 6th) to an hour (the one before
+ * UNTRUSTED_FAILURE_LIMIT). The UNTRUSTED_FAILURE_LIMIT-th locks instead.
  */
 export function waitAfterFailure(failures: number): number {
   const first = FREE_FAILURES + 1;
-  const last = MAX_FAILED_SIGN_INS - 1;
+  const last = UNTRUSTED_FAILURE_LIMIT - 1;
   if (failures < first || failures > last) return 0;
   const { first: shortest, last: longest } = WAIT_RANGE_SECONDS;
   return shortest + Math.round(((failures - first) * (longest - shortest)) / (last - first));
@@ -50,7 +58,7 @@ export function waitAfterFailure(failures: number): number {
  */
 export const fastestLockoutSeconds = (): number => {
   let total = 0;
-  for (let failures = 1; failures < MAX_FAILED_SIGN_INS; failures++) total += waitAfterFailure(failures);
+  for (let failures = 1; failures < UNTRUSTED_FAILURE_LIMIT; failures++) total += waitAfterFailure(failures);
   return total;
 };
 
@@ -100,7 +108,7 @@ export function inForce(stored: AttemptState | undefined, tag: string, now: numb
  */
 export function decideAttempt(stored: AttemptState | undefined, tag: string, now: number): AttemptDecision {
   const current = inForce(stored, tag, now);
-  if (current.failures >= MAX_FAILED_SIGN_INS) return { refused: 'locked' };
+  if (current.failures >= UNTRUSTED_FAILURE_LIMIT) return { refused: 'locked' };
   if (now < current.waitUntil) return { refused: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((current.waitUntil - now) / 1000)) };
   const failures = current.failures + 1;
   return {

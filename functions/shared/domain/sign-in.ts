@@ -14,25 +14,67 @@ import { isCostly, verificationCost } from './hash-cost';
 import { checkHash, verifyHash } from './password-hashes';
 import type { OwnerPasswordPolicy } from './password-policy';
 import { hashPassword } from './passwords';
-import { type AttemptState, decideAttempt, hashTag, MAX_FAILED_SIGN_INS } from './sign-in-attempts';
+import { type AttemptState, decideAttempt, hashTag, UNTRUSTED_FAILURE_LIMIT } from './sign-in-attempts';
 import { accountKey, type SignInMemory } from './sign-in-memory';
+import {
+  type DeviceRecord,
+  issueDeviceCookie,
+  looksLikeDeviceCookie,
+  openDeviceCookie,
+  type PresentedDevice,
+  passwordBinding,
+  trusts,
+} from './trusted-devices';
 
 /** What a sign-in needs of a user's profile. */
 export interface SignInProfile {
   readonly passwordHash: string;
   readonly shouldResetPassword: boolean;
+  /** The profile's `created_at` and `updated_at` (ISO instants), what a device cookie is bound to (trusted-devices.ts). */
+  readonly createdAt?: string;
+  readonly updatedAt?: string;
 }
 
-/** The profile (absent: no user has the e-mail) and the attempt state (absent: none kept), read together. */
+/** The profile (absent: no user has the e-mail), the attempt state (absent: none kept) and the device named, read together. */
 export interface SignInRead {
   readonly profile?: SignInProfile;
   readonly state?: AttemptState;
+  /** The record of the device a sealed cookie names, when one was asked for and exists. */
+  readonly device?: DeviceRecord;
 }
+
+/** A fresh device cookie's record, as a success writes it. */
+export interface NewDevice {
+  readonly deviceId: string;
+  readonly secretDigest: string;
+  /** Epoch seconds. */
+  readonly expiresAt: number;
+  readonly binding: string;
+  /** ISO instant: the record's last use (and, for a new record, its creation). */
+  readonly at: string;
+}
+
+/**
+ * What a success writes besides the profile: the untrusted state cleared (an untrusted success) or kept (a
+ * trusted one), the trusted budget always cleared, and the device: a fresh cookie's record (`replaces`: the
+ * digest the trusted record holds now, rotated on that condition; absent: a new record), or a trusted
+ * record's failures cleared without a new cookie (`clear`).
+ */
+export interface Success {
+  readonly upgradedHash?: string;
+  readonly clearsUntrusted: boolean;
+  readonly device?:
+    | { readonly issue: NewDevice; readonly replaces?: string }
+    | { readonly clear: { readonly deviceId: string; readonly secretDigest: string } };
+}
+
+/** How a success's write ended: done; not done because the hash is no longer the verified one; or because the trusted record changed. */
+export type SuccessWrite = 'done' | 'hash' | 'device';
 
 /** What a sign-in needs from storage (the port); functions/shared/store/sign-in-store.ts implements it on DynamoDB. */
 export interface SignInStore {
-  /** The profile and the attempt state, in one strongly consistent read. */
-  read(ownerId: string, email: string): Promise<SignInRead>;
+  /** The profile, the attempt state and (with `deviceId`) that device's record, in one strongly consistent read. */
+  read(ownerId: string, email: string, deviceId?: string): Promise<SignInRead>;
   /**
    * Stores `next` on condition that the stored state is still `expected` (absent: none). When it is
    * not, nothing is written and the state found comes back, to decide again.
@@ -44,21 +86,50 @@ export interface SignInStore {
     next: AttemptState,
   ): Promise<{ readonly counted: true } | { readonly counted: false; readonly found: AttemptState | undefined }>;
   /**
-   * After a verified password: removes the attempt state and, with `upgradedHash`, replaces the hash,
-   * in one write on condition that the hash is still `verifiedHash`. False when it was not.
+   * Counts a trusted attempt, in one write apart from the untrusted state: one more failure on the device's
+   * record, on condition that it still holds `device.secretDigest`, has failed fewer than DEVICE_FAILURE_LIMIT
+   * times and has not expired, and one more on the user's trusted budget, on condition that it is under
+   * TRUSTED_FAILURE_BUDGET. False, with nothing written, when either condition fails.
    */
-  succeed(ownerId: string, email: string, verifiedHash: string, upgradedHash?: string): Promise<boolean>;
-  /** changePassword's write: the new hash, the reset flag cleared, the state removed; on the same condition. */
-  changePassword(ownerId: string, email: string, verifiedHash: string, newHash: string): Promise<boolean>;
+  countTrusted(
+    ownerId: string,
+    email: string,
+    device: { readonly deviceId: string; readonly secretDigest: string },
+    now: number,
+  ): Promise<boolean>;
+  /** After a verified password: the profile checked (or its hash upgraded) on condition that the hash is still `verifiedHash`, and `success` written, in one write. */
+  succeed(ownerId: string, email: string, verifiedHash: string, success: Success): Promise<SuccessWrite>;
+  /** changePassword's write: the new hash, `updated_at` = `at`, the reset flag cleared, the state and budget removed, the device written; on the same condition. */
+  changePassword(
+    ownerId: string,
+    email: string,
+    verifiedHash: string,
+    newHash: string,
+    at: string,
+    success: Omit<Success, 'upgradedHash' | 'clearsUntrusted'>,
+  ): Promise<SuccessWrite>;
   /** The owner's password policy as `admin set-password-policy` last set it; undefined when never set. */
   ownerPolicy(ownerId: string): Promise<OwnerPasswordPolicy | undefined>;
+  /** The owner's device key (made on first use), which seals its tools' device cookies. */
+  ownerDeviceKey(ownerId: string): Promise<Buffer>;
+  /** Every device record kept for the user (trusted or not any more). */
+  devices(ownerId: string, email: string): Promise<readonly DeviceRecord[]>;
+  /** Deletes the user's device records (one, with `deviceId`); how many there were. */
+  revokeDevices(ownerId: string, email: string, deviceId?: string): Promise<number>;
+}
+
+/** A fresh device cookie, returned on every success: the tool keeps it in the browser until `deviceCookieExpiresAt`. */
+export interface IssuedCookie {
+  readonly deviceCookie: string;
+  /** ISO instant: the cookie's Expires. */
+  readonly deviceCookieExpiresAt: string;
 }
 
 /** How a sign-in ends: an outcome, never an error, for a wrong password, an unknown e-mail or a refusal. */
 export type SignInResult =
-  | { readonly outcome: 'ok' }
+  | ({ readonly outcome: 'ok' } & IssuedCookie)
   | { readonly outcome: 'wrong' }
-  | { readonly outcome: 'must-reset' }
+  | ({ readonly outcome: 'must-reset' } & IssuedCookie)
   | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number }
   | { readonly outcome: 'locked' }
   | { readonly outcome: 'busy'; readonly retryAfterSeconds: number };
@@ -89,6 +160,8 @@ export interface SignInInput {
   readonly ownerId: string;
   readonly email: string;
   readonly password: string;
+  /** The device cookie the browser holds for this account, if any (trusted-devices.ts). */
+  readonly deviceCookie?: string;
 }
 
 /** The forms of a password to try, in order: NFC (how the service hashes), then as given when it differs. */
@@ -150,11 +223,12 @@ export function dummyHash(setting: Argon2Setting): Promise<string> {
 /** Tries to count before deciding otherwise: a burst of parallel attempts on one e-mail settles in fewer rounds than this. */
 const COUNT_TRIES = 12;
 
-/** A verified attempt: the profile it was verified on and the form of the password that matched. */
+/** A verified attempt: the profile it was verified on, the form of the password that matched, and the trusted device it came with. */
 export interface Verified {
   readonly profile: SignInProfile;
   readonly matched: string;
   readonly forms: readonly string[];
+  readonly device?: PresentedDevice;
 }
 
 /** The first form of the password that `stored` accepts, or undefined. */
@@ -201,28 +275,94 @@ function timedVerify(deps: SignInDeps, verify: (stored: string, password: string
   };
 }
 
+/** The device a cookie names, when it carries this owner's seal for this e-mail (trusted-devices.ts); else undefined, as no cookie. */
+async function presentedDevice(deps: SignInDeps, ownerId: string, email: string, cookie: string | undefined) {
+  if (!looksLikeDeviceCookie(cookie)) return undefined;
+  return openDeviceCookie(await deps.store.ownerDeviceKey(ownerId), ownerId, email, cookie);
+}
+
+type AttemptResult = SignInRefusal | { readonly verified: Verified };
+
 /**
- * One counted attempt, shared by signIn and changePassword: answer from memory a refusal this process
- * already knows of (no read); read the profile and the state; refuse unverified when locked or waiting;
- * take the account's one place in the costly lane when the hash needs one (`busy` at once when it has
- * one already, or past the deadline, uncounted); count the attempt as a failure on condition that the
- * state is still the one read (deciding again when it is not); then verify. An e-mail no user has goes
- * the same way, its verification against a dummy drawn from the owner's imported mix (sign-in-memory.ts).
+ * One counted attempt, shared by signIn and changePassword. With a cookie sealed for this account, a
+ * trusted attempt first ({@link trustedAttempt}); any other attempt, or a trusted one its record no longer
+ * trusts, is untrusted ({@link untrustedAttempt}).
  */
-export async function attempt(deps: SignInDeps, input: SignInInput): Promise<SignInRefusal | { readonly verified: Verified }> {
+export async function attempt(deps: SignInDeps, input: SignInInput): Promise<AttemptResult> {
   // Past any user's password or address: answered alike for every e-mail, before any normalisation or read.
   if (oversized(input, (deps.passwordPolicy ?? DEFAULT_PASSWORD_POLICY).maxLength)) return { outcome: 'wrong' };
-  const now = deps.now ?? Date.now;
   const email = normalizeEmail(input.email);
   const forms = passwordForms(input.password);
-  const { memory } = deps;
-  const key = accountKey(input.ownerId, email);
-  const recalled = memory?.recall(key, now());
-  if (recalled) return recalled;
-  // The account's one place in the costly lane is taken: busy at once, uncounted, with no read.
-  const taken = deps.lane.busyFor(key);
+  const presented = await presentedDevice(deps, input.ownerId, email, input.deviceCookie);
+  if (!presented) return untrustedAttempt(deps, input.ownerId, email, forms);
+  const trusted = await trustedAttempt(deps, input.ownerId, email, forms, presented);
+  return 'untrusted' in trusted ? untrustedAttempt(deps, input.ownerId, email, forms, trusted.untrusted) : trusted;
+}
+
+/**
+ * An attempt with a sealed cookie: read the profile, the state and the device's record together; when the
+ * record trusts the cookie, take the device's own place in the costly lane when the hash needs one, count the
+ * failure on the device and the user's trusted budget (never on the untrusted state, which an attacker's
+ * attempts write), then verify. The account's waits and lock do not refuse it. When the record does not trust
+ * the cookie, or its count is refused, the attempt goes on untrusted with what was read.
+ */
+async function trustedAttempt(
+  deps: SignInDeps,
+  ownerId: string,
+  email: string,
+  forms: readonly string[],
+  presented: PresentedDevice,
+): Promise<AttemptResult | { readonly untrusted: SignInRead }> {
+  const now = deps.now ?? Date.now;
+  const laneKey = `${accountKey(ownerId, email)}#${presented.deviceId}`;
+  const taken = deps.lane.busyFor(laneKey);
   if (taken && 'busy' in taken) return { outcome: 'busy', retryAfterSeconds: taken.retryAfterSeconds };
-  let read = await deps.store.read(input.ownerId, email);
+  const read = await deps.store.read(ownerId, email, presented.deviceId);
+  const { profile, device } = read;
+  if (!profile || !device || !trusts(device, presented, passwordBinding(profile.createdAt, profile.updatedAt), now()))
+    return { untrusted: read };
+  let place: LanePlace | undefined;
+  try {
+    if (isCostly(profile.passwordHash, deps.setting)) {
+      const entry = await deps.lane.enter(laneKey, device.failures, profile.passwordHash);
+      if ('busy' in entry) return { outcome: 'busy', retryAfterSeconds: entry.retryAfterSeconds };
+      place = entry.place;
+    }
+    if (!(await deps.store.countTrusted(ownerId, email, presented, now()))) return { untrusted: read };
+    const verify = timedVerify(deps, deps.verify ?? (place ? place.verify : verifyHash));
+    const matched = await firstMatch(profile.passwordHash, forms, verify);
+    return matched === undefined ? { outcome: 'wrong' } : { verified: { profile, matched, forms, device: presented } };
+  } finally {
+    place?.release();
+  }
+}
+
+/**
+ * An untrusted attempt: answer from memory a refusal this process already knows of (no read; not when a
+ * trusted attempt has just read); read the profile and the state; refuse unverified when locked or waiting;
+ * take the account's one place in the costly lane when the hash needs one (`busy` at once when it has one
+ * already, or past the deadline, uncounted); count the attempt as a failure on condition that the state is
+ * still the one read (deciding again when it is not); then verify. An e-mail no user has goes the same way,
+ * its verification against a dummy drawn from the owner's imported mix (sign-in-memory.ts).
+ */
+async function untrustedAttempt(
+  deps: SignInDeps,
+  ownerId: string,
+  email: string,
+  forms: readonly string[],
+  alreadyRead?: SignInRead,
+): Promise<AttemptResult> {
+  const now = deps.now ?? Date.now;
+  const { memory } = deps;
+  const key = accountKey(ownerId, email);
+  if (!alreadyRead) {
+    const recalled = memory?.recall(key, now());
+    if (recalled) return recalled;
+    // The account's one place in the costly lane is taken: busy at once, uncounted, with no read.
+    const taken = deps.lane.busyFor(key);
+    if (taken && 'busy' in taken) return { outcome: 'busy', retryAfterSeconds: taken.retryAfterSeconds };
+  }
+  let read = alreadyRead ?? (await deps.store.read(ownerId, email));
   let place: LanePlace | undefined;
   try {
     let target: string | undefined;
@@ -247,10 +387,10 @@ export async function attempt(deps: SignInDeps, input: SignInInput): Promise<Sig
       if (tries >= COUNT_TRIES) return { outcome: 'throttled', retryAfterSeconds: 1 };
       if (target === undefined || targetOf !== (read.profile?.passwordHash ?? null)) {
         targetOf = read.profile?.passwordHash ?? null;
-        if (read.profile) memory?.observe(input.ownerId, key, read.profile.passwordHash);
+        if (read.profile) memory?.observe(ownerId, key, read.profile.passwordHash);
         target =
           read.profile?.passwordHash ??
-          (memory ? await memory.dummyFor(input.ownerId, key, () => dummyHash(deps.setting)) : await dummyHash(deps.setting));
+          (memory ? await memory.dummyFor(ownerId, key, () => dummyHash(deps.setting)) : await dummyHash(deps.setting));
       }
       if (!place && isCostly(target, deps.setting)) {
         const entry = await deps.lane.enter(key, decision.next.failures - 1, target);
@@ -259,21 +399,21 @@ export async function attempt(deps: SignInDeps, input: SignInInput): Promise<Sig
         // The wait may have been long: decide again at the time of counting.
         continue;
       }
-      const counted = await deps.store.count(input.ownerId, email, read.state, decision.next);
+      const counted = await deps.store.count(ownerId, email, read.state, decision.next);
       if (counted.counted) {
         next = decision.next;
         break;
       }
       // Counted against another hash meanwhile: the profile changed since it was read.
-      read = counted.found && counted.found.tag !== tag ? await deps.store.read(input.ownerId, email) : { ...read, state: counted.found };
+      read = counted.found && counted.found.tag !== tag ? await deps.store.read(ownerId, email) : { ...read, state: counted.found };
     }
     const { profile } = read;
     const verify = timedVerify(deps, deps.verify ?? (place ? place.verify : verifyHash));
     const matched = await firstMatch(target, forms, verify);
     if (profile && matched !== undefined) return { verified: { profile, matched, forms } };
     // The failure just counted may have started a wait, or reached the limit: known here, the next attempts need no read.
-    if (next && (next.waitUntil > now() || next.failures >= MAX_FAILED_SIGN_INS))
-      memory?.remember(key, { locked: next.failures >= MAX_FAILED_SIGN_INS, waitUntil: next.waitUntil }, now());
+    if (next && (next.waitUntil > now() || next.failures >= UNTRUSTED_FAILURE_LIMIT))
+      memory?.remember(key, { locked: next.failures >= UNTRUSTED_FAILURE_LIMIT, waitUntil: next.waitUntil }, now());
     return { outcome: 'wrong' };
   } finally {
     place?.release();
@@ -301,9 +441,47 @@ export async function settle<T>(
     if (!profile) break;
     const matched = await firstMatch(profile.passwordHash, current.forms, deps.verify ?? verifyHash);
     if (matched === undefined) break;
-    current = { ...current, profile, matched };
+    // The password changed in between (a reset to the same password): the device's trust was for the one before.
+    const sameBinding =
+      passwordBinding(profile.createdAt, profile.updatedAt) === passwordBinding(current.profile.createdAt, current.profile.updatedAt);
+    const { device: _void, ...untrusted } = current;
+    current = sameBinding ? { ...current, profile, matched } : { ...untrusted, profile, matched };
   }
   return { outcome: 'wrong' };
+}
+
+/**
+ * Writes a success with a fresh device cookie: the trusted device's record rotated (its id kept), or a new
+ * record. When the trusted record changed meanwhile (a parallel success rotated it, the owner revoked it),
+ * a new record instead, the untrusted state still kept. Undefined when the hash is no longer the verified one.
+ */
+export async function succeedWithCookie(
+  deps: SignInDeps,
+  ownerId: string,
+  email: string,
+  verified: Verified,
+  write: (success: Success & { readonly device: { readonly issue: NewDevice } }) => Promise<SuccessWrite>,
+  binding: string,
+): Promise<IssuedCookie | undefined> {
+  const now = (deps.now ?? Date.now)();
+  const ownerKey = await deps.store.ownerDeviceKey(ownerId);
+  let rotate = verified.device;
+  for (;;) {
+    const cookie = issueDeviceCookie(ownerKey, ownerId, email, now, rotate?.deviceId);
+    const issue: NewDevice = { ...cookie, binding, at: new Date(now).toISOString() };
+    const written = await write({
+      clearsUntrusted: verified.device === undefined,
+      device: { issue, ...(rotate && { replaces: rotate.secretDigest }) },
+    });
+    if (written === 'hash') return undefined;
+    if (written === 'device' && rotate) {
+      rotate = undefined;
+      continue;
+    }
+    if (written === 'device') throw new Error('a new device record was refused: its id was taken');
+    if (!verified.device) deps.memory?.forget(accountKey(ownerId, email));
+    return { deviceCookie: cookie.value, deviceCookieExpiresAt: new Date(cookie.expiresAt * 1000).toISOString() };
+  }
 }
 
 /** Signs a user of the owner's tool in: an outcome, never an error, for a wrong password, an unknown e-mail or a refusal. */
@@ -311,20 +489,22 @@ export async function signIn(deps: SignInDeps, input: SignInInput): Promise<Sign
   const result = await attempt(deps, input);
   if (!('verified' in result)) return result;
   const email = normalizeEmail(input.email);
-  return settle(deps, input, result.verified, async ({ profile, matched, forms }): Promise<SignInResult | undefined> => {
+  return settle(deps, input, result.verified, async (verified): Promise<SignInResult | undefined> => {
+    const { profile, matched, forms } = verified;
     const stored = profile.passwordHash;
     // bcrypt checked the first 72 bytes only: the rest may be a typo, so it never becomes the password.
     const mustReset = profile.shouldResetPassword || matchedOnPrefixOnly(stored, matched);
     // Upgraded: another format or setting, or a hash of the password before NFC (then one verify suffices next time).
     const upgrade = !mustReset && (matched !== forms[0] || !isCurrentHash(stored, deps.setting));
-    const written = await deps.store.succeed(
+    const upgradedHash = upgrade ? await hashPassword(forms[0]!, deps.setting) : undefined;
+    const cookie = await succeedWithCookie(
+      deps,
       input.ownerId,
       email,
-      stored,
-      upgrade ? await hashPassword(forms[0]!, deps.setting) : undefined,
+      verified,
+      (success) => deps.store.succeed(input.ownerId, email, stored, { ...success, ...(upgradedHash && { upgradedHash }) }),
+      passwordBinding(profile.createdAt, profile.updatedAt),
     );
-    if (!written) return undefined;
-    deps.memory?.forget(accountKey(input.ownerId, email));
-    return { outcome: mustReset ? 'must-reset' : 'ok' };
+    return cookie && { outcome: mustReset ? 'must-reset' : 'ok', ...cookie };
   });
 }

@@ -1,18 +1,38 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { OwnerPasswordPolicy } from '#domain/password-policy';
-import type { SignInRead, SignInStore } from '#domain/sign-in';
+import type { SignInRead, SignInStore, Success, SuccessWrite } from '#domain/sign-in';
 import type { AttemptState } from '#domain/sign-in-attempts';
+import {
+  DEVICE_COOKIE_DAYS,
+  DEVICE_FAILURE_LIMIT,
+  type DeviceRecord,
+  newOwnerDeviceKey,
+  TRUSTED_FAILURE_BUDGET,
+} from '#domain/trusted-devices';
 import type { DocumentClient } from './client';
 import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from './owner-policy-item';
 import {
+  DEVICE_SK_PREFIX,
+  deviceKey,
   LEGACY_FAILED_SIGN_INS_ATTRIBUTE,
+  ownerDeviceKeyKey,
   ownerPolicyKey,
   REHASHED_AT_ATTRIBUTE,
   SIGN_IN_TABLE,
   signInStateKey,
+  trustedBudgetKey,
   userKey,
+  userPk,
 } from './table-layout';
 
 /** The attempt state's attributes on its item (SIGN_IN_SK); the TTL attribute is the sign-in table's. */
@@ -33,6 +53,46 @@ function stateOf(item: Record<string, unknown> | undefined): AttemptState | unde
 /** Whether a transaction was cancelled because the first item's condition failed (the hash is no longer the verified one). */
 const conditionFailed = (error: unknown) =>
   error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+
+/** Whether a transaction was cancelled because any item's condition failed. */
+const anyConditionFailed = (error: unknown) =>
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+
+/** A device record's attributes (trusted-devices.ts); the TTL attribute is the sign-in table's. */
+const DEVICE = {
+  digest: 'secret_digest',
+  binding: 'device_binding',
+  failures: 'failures',
+  expiresAt: SIGN_IN_TABLE.timeToLiveAttribute!,
+  createdAt: 'created_at',
+  lastUsedAt: 'last_used_at',
+} as const;
+const DEVICE_NAMES = {
+  '#digest': DEVICE.digest,
+  '#binding': DEVICE.binding,
+  '#failures': DEVICE.failures,
+  '#expires': DEVICE.expiresAt,
+  '#created': DEVICE.createdAt,
+  '#used': DEVICE.lastUsedAt,
+};
+
+/** The record an item holds, or undefined when it holds none. */
+function deviceOf(item: Record<string, unknown> | undefined): DeviceRecord | undefined {
+  if (!item || typeof item.sk !== 'string' || !item.sk.startsWith(DEVICE_SK_PREFIX) || typeof item[DEVICE.digest] !== 'string')
+    return undefined;
+  return {
+    deviceId: item.sk.slice(DEVICE_SK_PREFIX.length),
+    secretDigest: item[DEVICE.digest] as string,
+    binding: String(item[DEVICE.binding] ?? ''),
+    failures: typeof item[DEVICE.failures] === 'number' ? (item[DEVICE.failures] as number) : 0,
+    expiresAt: typeof item[DEVICE.expiresAt] === 'number' ? (item[DEVICE.expiresAt] as number) : 0,
+    createdAt: String(item[DEVICE.createdAt] ?? ''),
+    lastUsedAt: String(item[DEVICE.lastUsedAt] ?? ''),
+  };
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Whether a write lost to a concurrent transaction on the same item: tried again, as DynamoDB advises. */
 const conflicted = (error: unknown) =>
@@ -68,19 +128,74 @@ export interface SignInTables {
  */
 export function createSignInStore(db: DocumentClient, tables: SignInTables): SignInStore {
   const { usersTable, signInTable } = tables;
+  /** Each owner's device key, read (or made) once per process. */
+  const deviceKeys = new Map<string, Promise<Buffer>>();
+
+  /** What a success writes in the sign-in table: the budget deleted, the untrusted state deleted (untrusted), the device. */
+  const afterSuccess = (ownerId: string, email: string, success: Success): TransactItem[] => {
+    const items: TransactItem[] = [{ Delete: { TableName: signInTable, Key: trustedBudgetKey(ownerId, email) } }];
+    if (success.clearsUntrusted) items.push({ Delete: { TableName: signInTable, Key: signInStateKey(ownerId, email) } });
+    const { device } = success;
+    if (device && 'clear' in device) {
+      items.push({
+        Update: {
+          TableName: signInTable,
+          Key: deviceKey(ownerId, email, device.clear.deviceId),
+          UpdateExpression: 'SET #failures = :zero',
+          ConditionExpression: '#digest = :digest',
+          ExpressionAttributeNames: { '#failures': DEVICE.failures, '#digest': DEVICE.digest },
+          ExpressionAttributeValues: { ':zero': 0, ':digest': device.clear.secretDigest },
+        },
+      });
+    } else if (device) {
+      const { issue, replaces } = device;
+      items.push({
+        Update: {
+          TableName: signInTable,
+          Key: deviceKey(ownerId, email, issue.deviceId),
+          UpdateExpression:
+            'SET #digest = :digest, #binding = :binding, #failures = :zero, #expires = :expires, #used = :at, #created = if_not_exists(#created, :at)',
+          ConditionExpression: replaces === undefined ? 'attribute_not_exists(pk)' : '#digest = :was',
+          ExpressionAttributeNames: DEVICE_NAMES,
+          ExpressionAttributeValues: {
+            ':digest': issue.secretDigest,
+            ':binding': issue.binding,
+            ':zero': 0,
+            ':expires': issue.expiresAt,
+            ':at': issue.at,
+            ...(replaces !== undefined && { ':was': replaces }),
+          },
+        },
+      });
+    }
+    return items;
+  };
+
+  /** One TransactWriteItems whose first item is the profile's: `hash` when its condition failed, `device` when another's did. */
+  const transact = async (items: TransactItem[]): Promise<SuccessWrite> => {
+    try {
+      await retryingConflicts(() => db.send(new TransactWriteCommand({ TransactItems: items })));
+      return 'done';
+    } catch (error) {
+      if (conditionFailed(error)) return 'hash';
+      if (anyConditionFailed(error)) return 'device';
+      throw error;
+    }
+  };
+
   return {
-    async read(ownerId: string, email: string): Promise<SignInRead> {
+    async read(ownerId: string, email: string, deviceId?: string): Promise<SignInRead> {
       let request: Record<string, { Keys: Record<string, unknown>[] } & Record<string, unknown>> = {
         [usersTable]: {
           Keys: [userKey(ownerId, email)],
           ConsistentRead: true,
-          ProjectionExpression: 'password_hash, should_reset_password',
+          ProjectionExpression: 'password_hash, should_reset_password, created_at, updated_at',
         },
         [signInTable]: {
-          Keys: [signInStateKey(ownerId, email)],
+          Keys: [signInStateKey(ownerId, email), ...(deviceId === undefined ? [] : [deviceKey(ownerId, email, deviceId)])],
           ConsistentRead: true,
-          ProjectionExpression: '#failures, #wait, #tag, #expires',
-          ExpressionAttributeNames: NAMES,
+          ProjectionExpression: 'sk, #failures, #wait, #tag, #expires, #digest, #binding, #created, #used',
+          ExpressionAttributeNames: { ...NAMES, ...DEVICE_NAMES },
         },
       };
       const found: Record<string, Record<string, unknown>[]> = { [usersTable]: [], [signInTable]: [] };
@@ -94,13 +209,21 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
         ) as typeof request;
       }
       const profile = found[usersTable]![0];
-      const state = stateOf(found[signInTable]![0]);
+      const items = found[signInTable]!;
+      const state = stateOf(items.find((item) => item.sk === signInStateKey(ownerId, email).sk));
+      const device = items.map(deviceOf).find((record) => record !== undefined);
       return {
         ...(profile &&
           typeof profile.password_hash === 'string' && {
-            profile: { passwordHash: profile.password_hash, shouldResetPassword: profile.should_reset_password === true },
+            profile: {
+              passwordHash: profile.password_hash,
+              shouldResetPassword: profile.should_reset_password === true,
+              ...(typeof profile.created_at === 'string' && { createdAt: profile.created_at }),
+              ...(typeof profile.updated_at === 'string' && { updatedAt: profile.updated_at }),
+            },
           }),
         ...(state && { state }),
+        ...(device && { device }),
       };
     },
 
@@ -146,40 +269,12 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
     },
 
     /**
-     * One TransactWriteItems: the profile's hash checked to be the verified one (or, for an upgrade,
-     * replaced on that condition and marked as a sign-in's rehash), and the state's item deleted.
+     * One TransactWriteItems, the budget's item and the device's beside the untrusted state's: one more
+     * failure on the device's record (on condition that it holds the digest, is under its limit and
+     * unexpired) and on the trusted budget (on condition that it is under TRUSTED_FAILURE_BUDGET).
      */
-    async succeed(ownerId, email, verifiedHash, upgradedHash) {
-      const profile = { TableName: usersTable, Key: userKey(ownerId, email), ConditionExpression: 'password_hash = :verified' };
-      try {
-        await retryingConflicts(() =>
-          db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                upgradedHash === undefined
-                  ? { ConditionCheck: { ...profile, ExpressionAttributeValues: { ':verified': verifiedHash } } }
-                  : {
-                      Update: {
-                        ...profile,
-                        UpdateExpression: 'SET password_hash = :new, #rehashed = :at',
-                        ExpressionAttributeNames: { '#rehashed': REHASHED_AT_ATTRIBUTE },
-                        ExpressionAttributeValues: { ':verified': verifiedHash, ':new': upgradedHash, ':at': new Date().toISOString() },
-                      },
-                    },
-                { Delete: { TableName: signInTable, Key: signInStateKey(ownerId, email) } },
-              ],
-            }),
-          ),
-        );
-        return true;
-      } catch (error) {
-        if (conditionFailed(error)) return false;
-        throw error;
-      }
-    },
-
-    /** One TransactWriteItems: the new hash, the flag cleared, no rehash mark (so the stream emits UserPasswordReset), the state deleted. */
-    async changePassword(ownerId, email, verifiedHash, newHash) {
+    async countTrusted(ownerId, email, device, now) {
+      const nowSeconds = Math.floor(now / 1000);
       try {
         await retryingConflicts(() =>
           db.send(
@@ -187,29 +282,140 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
               TransactItems: [
                 {
                   Update: {
-                    TableName: usersTable,
-                    Key: userKey(ownerId, email),
-                    UpdateExpression: `SET password_hash = :new, should_reset_password = :no, updated_at = :at REMOVE #rehashed, ${LEGACY_FAILED_SIGN_INS_ATTRIBUTE}`,
-                    ConditionExpression: 'password_hash = :verified',
-                    ExpressionAttributeNames: { '#rehashed': REHASHED_AT_ATTRIBUTE },
+                    TableName: signInTable,
+                    Key: deviceKey(ownerId, email, device.deviceId),
+                    UpdateExpression: 'ADD #failures :one',
+                    ConditionExpression: '#digest = :digest AND #failures < :limit AND #expires > :now',
+                    ExpressionAttributeNames: { '#failures': DEVICE.failures, '#digest': DEVICE.digest, '#expires': DEVICE.expiresAt },
                     ExpressionAttributeValues: {
-                      ':verified': verifiedHash,
-                      ':new': newHash,
-                      ':no': false,
-                      ':at': new Date().toISOString(),
+                      ':one': 1,
+                      ':digest': device.secretDigest,
+                      ':limit': DEVICE_FAILURE_LIMIT,
+                      ':now': nowSeconds,
                     },
                   },
                 },
-                { Delete: { TableName: signInTable, Key: signInStateKey(ownerId, email) } },
+                {
+                  Update: {
+                    TableName: signInTable,
+                    Key: trustedBudgetKey(ownerId, email),
+                    UpdateExpression: 'ADD #failures :one SET #expires = :expires',
+                    ConditionExpression: 'attribute_not_exists(#failures) OR #failures < :budget',
+                    ExpressionAttributeNames: { '#failures': DEVICE.failures, '#expires': DEVICE.expiresAt },
+                    ExpressionAttributeValues: {
+                      ':one': 1,
+                      ':budget': TRUSTED_FAILURE_BUDGET,
+                      ':expires': nowSeconds + DEVICE_COOKIE_DAYS * 86_400,
+                    },
+                  },
+                },
               ],
             }),
           ),
         );
         return true;
       } catch (error) {
-        if (conditionFailed(error)) return false;
+        if (anyConditionFailed(error)) return false;
         throw error;
       }
+    },
+
+    /**
+     * One TransactWriteItems: the profile's hash checked to be the verified one (or, for an upgrade,
+     * replaced on that condition and marked as a sign-in's rehash), the trusted budget deleted, the
+     * untrusted state deleted for an untrusted success, and the device written.
+     */
+    async succeed(ownerId, email, verifiedHash, success) {
+      const profile = { TableName: usersTable, Key: userKey(ownerId, email), ConditionExpression: 'password_hash = :verified' };
+      const { upgradedHash } = success;
+      return transact([
+        upgradedHash === undefined
+          ? { ConditionCheck: { ...profile, ExpressionAttributeValues: { ':verified': verifiedHash } } }
+          : {
+              Update: {
+                ...profile,
+                UpdateExpression: 'SET password_hash = :new, #rehashed = :at',
+                ExpressionAttributeNames: { '#rehashed': REHASHED_AT_ATTRIBUTE },
+                ExpressionAttributeValues: { ':verified': verifiedHash, ':new': upgradedHash, ':at': new Date().toISOString() },
+              },
+            },
+        ...afterSuccess(ownerId, email, success),
+      ]);
+    },
+
+    /** One TransactWriteItems: the new hash, the flag cleared, no rehash mark (so the stream emits UserPasswordReset), the state and budget deleted, the device written. */
+    async changePassword(ownerId, email, verifiedHash, newHash, at, success) {
+      return transact([
+        {
+          Update: {
+            TableName: usersTable,
+            Key: userKey(ownerId, email),
+            UpdateExpression: `SET password_hash = :new, should_reset_password = :no, updated_at = :at REMOVE #rehashed, ${LEGACY_FAILED_SIGN_INS_ATTRIBUTE}`,
+            ConditionExpression: 'password_hash = :verified',
+            ExpressionAttributeNames: { '#rehashed': REHASHED_AT_ATTRIBUTE },
+            ExpressionAttributeValues: { ':verified': verifiedHash, ':new': newHash, ':no': false, ':at': at },
+          },
+        },
+        ...afterSuccess(ownerId, email, { ...success, clearsUntrusted: true }),
+      ]);
+    },
+
+    /** The owner's device key: one UpdateItem that makes it when absent and returns it, once per owner and process. */
+    ownerDeviceKey(ownerId) {
+      let key = deviceKeys.get(ownerId);
+      if (!key) {
+        key = db
+          .send(
+            new UpdateCommand({
+              TableName: signInTable,
+              Key: ownerDeviceKeyKey(ownerId),
+              UpdateExpression: 'SET #key = if_not_exists(#key, :new)',
+              ExpressionAttributeNames: { '#key': 'device_key' },
+              ExpressionAttributeValues: { ':new': newOwnerDeviceKey() },
+              ReturnValues: 'ALL_NEW',
+            }),
+          )
+          .then(({ Attributes }) => Buffer.from(String(Attributes?.device_key), 'base64url'));
+        key.catch(() => deviceKeys.delete(ownerId));
+        deviceKeys.set(ownerId, key);
+      }
+      return key;
+    },
+
+    /** One consistent Query of the user's device items (its partition, DEVICE_SK_PREFIX), page by page. */
+    async devices(ownerId, email) {
+      const records: DeviceRecord[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: signInTable,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': userPk(ownerId, email), ':prefix': DEVICE_SK_PREFIX },
+            ConsistentRead: true,
+            ...(start && { ExclusiveStartKey: start }),
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const record = deviceOf(item);
+          if (record) records.push(record);
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return records;
+    },
+
+    /** Deletes the device items (one DeleteItem each; "sign out everywhere" when no `deviceId`). */
+    async revokeDevices(ownerId, email, deviceId) {
+      const ids = deviceId === undefined ? (await this.devices(ownerId, email)).map((record) => record.deviceId) : [deviceId];
+      let revoked = 0;
+      for (const id of ids) {
+        const { Attributes } = await db.send(
+          new DeleteCommand({ TableName: signInTable, Key: deviceKey(ownerId, email, id), ReturnValues: 'ALL_OLD' }),
+        );
+        if (Attributes) revoked++;
+      }
+      return revoked;
     },
 
     /** One GetItem of the policy's copy beside the owner's users (ownerPolicyKey), its policy attribute only. */

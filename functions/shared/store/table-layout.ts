@@ -132,12 +132,39 @@ export const SIGN_IN_SK = 'SIGN_IN';
 /** Primary key of the sign-in state of an e-mail in an owner's tool, whether or not a user has it (in SIGN_IN_TABLE). */
 export const signInStateKey = (ownerId: string, email: string) => ({ pk: userPk(ownerId, email), sk: SIGN_IN_SK });
 
+/** Sort-key prefix of a user's trusted devices in SIGN_IN_TABLE: one item per device (trusted-devices.ts), expiring by TTL. */
+export const DEVICE_SK_PREFIX = 'DEVICE#';
+
+/** Primary key of one trusted device of a user. */
+export const deviceKey = (ownerId: string, email: string, deviceId: string) => ({
+  pk: userPk(ownerId, email),
+  sk: `${DEVICE_SK_PREFIX}${deviceId}`,
+});
+
+/** Primary key of a user's trusted budget in SIGN_IN_TABLE: the trusted failures of all its devices since the last success. */
+export const trustedBudgetKey = (ownerId: string, email: string) => ({ pk: userPk(ownerId, email), sk: 'TRUSTED' });
+
+/**
+ * Primary key of an owner's device key in SIGN_IN_TABLE, which seals its tools' device cookies: a
+ * partition key no user can have (no `@`), inside the `<ownerId>#` range a tool's role may be limited to.
+ */
+export const ownerDeviceKeyKey = (ownerId: string) => ({ pk: `${ownerId}#DEVICE_KEY`, sk: 'KEY' });
+
 /**
  * The attributes of the users table that the sign-in module reads: a profile's hash and reset flag
- * (signIn), the owner's password policy on its copy (changePassword), and the keys. The grant
+ * (signIn), its creation and update times (what a device cookie is bound to), the owner's password
+ * policy on its copy (changePassword), and the keys. The grant
  * (lib/constructs/sign-in-grant.ts) allows reads of these and no other.
  */
-export const SIGN_IN_READ_ATTRIBUTES = ['pk', 'sk', 'password_hash', 'should_reset_password', PASSWORD_POLICY_ATTRIBUTE] as const;
+export const SIGN_IN_READ_ATTRIBUTES = [
+  'pk',
+  'sk',
+  'password_hash',
+  'should_reset_password',
+  'created_at',
+  'updated_at',
+  PASSWORD_POLICY_ATTRIBUTE,
+] as const;
 
 /**
  * The attributes of a profile that the sign-in module writes or checks: the hash and its rehash mark

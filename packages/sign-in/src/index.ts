@@ -12,8 +12,18 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { changePassword as changePasswordRule } from '../../../functions/shared/domain/change-password';
 import { createCostlyLane } from '../../../functions/shared/domain/costly-lane';
+import { normalizeEmail } from '../../../functions/shared/domain/email';
 import { dummyHash, signIn as signInRule } from '../../../functions/shared/domain/sign-in';
+import { listDevices as listDevicesRule, revokeDevices as revokeDevicesRule } from '../../../functions/shared/domain/sign-in-devices';
 import { createSignInMemory } from '../../../functions/shared/domain/sign-in-memory';
+import {
+  deviceCookieName as cookieName,
+  DEVICE_COOKIE_DAYS,
+  DEVICE_COOKIE_PREFIX,
+  DEVICE_COOKIES_PER_BROWSER,
+  DEVICE_FAILURE_LIMIT,
+  TRUSTED_FAILURE_BUDGET,
+} from '../../../functions/shared/domain/trusted-devices';
 import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '../../../functions/shared/platform/config';
 import { pwnedRangeCheck } from '../../../functions/shared/platform/pwned-range';
 import { createSignInStore } from '../../../functions/shared/store/sign-in-store';
@@ -42,18 +52,51 @@ export {
 export const ADDRESS_LIMIT = { attempts: 10, windowSeconds: 60 } as const;
 
 /**
+ * Trusted devices: a browser that signed a user in holds a device cookie, and its attempts are counted
+ * per cookie, so that a stranger's guesses never keep that user out (the waits and `locked` do not refuse
+ * it). Keep the cookie as `Set-Cookie: <name>=<deviceCookie>; Expires=<deviceCookieExpiresAt>; Path=/;
+ * Secure; HttpOnly; SameSite=Lax`, apart from the session, under {@link deviceCookieName}, at most
+ * `perBrowser` of them (drop the least recently used), and pass it back on the next `signIn` and
+ * `changePassword`.
+ * - `days`: a cookie's lifetime after the success that issued it (every success issues a fresh one);
+ * - `failureLimit`: a cookie's consecutive failures after which it is no longer trusted;
+ * - `accountBudget`: trusted failures of all a user's cookies between two successes (untrusted attempts
+ *   then lock at 100 less this budget).
+ */
+export const DEVICE_COOKIE = {
+  prefix: DEVICE_COOKIE_PREFIX,
+  days: DEVICE_COOKIE_DAYS,
+  perBrowser: DEVICE_COOKIES_PER_BROWSER,
+  failureLimit: DEVICE_FAILURE_LIMIT,
+  accountBudget: TRUSTED_FAILURE_BUDGET,
+} as const;
+
+/** The device cookie's name for one account of one owner's tool (`__Host-device-` and 16 characters that name neither). */
+export const deviceCookieName = (ownerId: string, email: string): string => cookieName(ownerId, normalizeEmail(email));
+
+/** A fresh device cookie, on every success: keep it as {@link DEVICE_COOKIE} says. */
+export interface IssuedDeviceCookie {
+  /** The cookie's value (about 90 characters, base64url and dots). */
+  readonly deviceCookie: string;
+  /** ISO instant: the cookie's Expires. */
+  readonly deviceCookieExpiresAt: string;
+}
+
+/**
  * How a sign-in ended; `switch (result.outcome)` over it is exhaustive.
- * - `ok`: the password is right: start a session.
+ * - `ok`: the password is right: start a session, and keep the fresh device cookie.
  * - `wrong`: wrong password, or no user has this e-mail in this owner's tool (the same answers, in the same time).
- * - `must-reset`: the password is right, but the user must choose a new one (`changePassword`) before a session starts.
+ * - `must-reset`: the password is right, but the user must choose a new one (`changePassword`) before a session starts;
+ *   keep the fresh device cookie.
  * - `throttled`: too many failures in a row: wait `retryAfterSeconds`; nothing was verified or counted.
- * - `locked`: 100 failures in a row; refused, even with the right password, until the password is reset.
+ * - `locked`: 90 untrusted failures in a row; refused, even with the right password, until the password is reset
+ *   (a trusted device still signs in).
  * - `busy`: this process cannot verify an imported costly hash in time; retry after `retryAfterSeconds`.
  */
 export type SignInResult =
-  | { readonly outcome: 'ok' }
+  | ({ readonly outcome: 'ok' } & IssuedDeviceCookie)
   | { readonly outcome: 'wrong' }
-  | { readonly outcome: 'must-reset' }
+  | ({ readonly outcome: 'must-reset' } & IssuedDeviceCookie)
   | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number }
   | { readonly outcome: 'locked' }
   | { readonly outcome: 'busy'; readonly retryAfterSeconds: number };
@@ -62,13 +105,14 @@ export type SignInOutcome = SignInResult['outcome'];
 
 /**
  * How a change of password ended; `switch (result.outcome)` over it is exhaustive.
- * - `changed`: the new password is stored, `should_reset_password` cleared: start a session.
+ * - `changed`: the new password is stored, `should_reset_password` cleared: start a session, and keep the fresh
+ *   device cookie (every other device cookie of the user is void).
  * - `refused`: the new password is outside the owner's policy; show `message` (the API's text, e.g.
  *   `new_password is too easy to guess: choose another.`) and ask for another. `reason` names the rule.
  * - `wrong`, `throttled`, `locked`, `busy`: the current password was refused, as `signIn` refuses it.
  */
 export type ChangePasswordResult =
-  | { readonly outcome: 'changed' }
+  | ({ readonly outcome: 'changed' } & IssuedDeviceCookie)
   | { readonly outcome: 'refused'; readonly reason: 'length' | 'guessable' | 'breached'; readonly message: string }
   | Extract<SignInResult, { outcome: 'wrong' | 'throttled' | 'locked' | 'busy' }>;
 
@@ -130,6 +174,8 @@ export interface SignInRequest {
   readonly email: string;
   /** The password as the user typed it; normalised to NFC here, as the service hashes it. */
   readonly password: string;
+  /** The device cookie the browser sent under {@link deviceCookieName}, if any; anything not a valid cookie counts as none. */
+  readonly deviceCookie?: string | undefined;
 }
 
 export interface ChangePasswordRequest {
@@ -139,18 +185,42 @@ export interface ChangePasswordRequest {
   readonly currentPassword: string;
   /** The password the user chose. */
   readonly newPassword: string;
+  /** As in {@link SignInRequest}. */
+  readonly deviceCookie?: string | undefined;
+}
+
+export interface UserRequest {
+  readonly ownerId: string;
+  readonly email: string;
+}
+
+/** One trusted device of a user: never its cookie. */
+export interface TrustedDevice {
+  readonly deviceId: string;
+  /** ISO instants. */
+  readonly firstSignedInAt: string;
+  readonly lastSignedInAt: string;
+  readonly expiresAt: string;
 }
 
 export interface SignIn {
   signIn(request: SignInRequest): Promise<SignInResult>;
   changePassword(request: ChangePasswordRequest): Promise<ChangePasswordResult>;
+  /** The user's trusted devices (those whose cookie still signs in), most recently used first; none for an unknown e-mail. */
+  listDevices(request: UserRequest): Promise<readonly TrustedDevice[]>;
+  /** Revokes one trusted device (`deviceId`), or every one ("sign out everywhere"): how many were revoked. */
+  revokeDevices(request: UserRequest & { readonly deviceId?: string }): Promise<number>;
   /** Stops the costly lane's worker threads and the DynamoDB client (idle, neither keeps the process alive). */
   close(): Promise<void>;
 }
 
-function strings<K extends string>(request: unknown, method: string, fields: readonly K[]): void {
+function strings<K extends string>(request: unknown, method: string, fields: readonly K[], optional: readonly string[] = []): void {
   for (const field of fields) {
     if (typeof (request as Record<K, unknown> | null)?.[field] !== 'string') throw new TypeError(`${method}: ${field} must be a string`);
+  }
+  for (const field of optional) {
+    const value = (request as Record<string, unknown>)[field];
+    if (value !== undefined && typeof value !== 'string') throw new TypeError(`${method}: ${field} must be a string when given`);
   }
 }
 
@@ -211,12 +281,16 @@ function fromDescriptor(options: DescriptorSignInOptions): SignIn {
   }
   return {
     async signIn(request) {
-      strings(request, 'signIn', ['ownerId', 'email', 'password']);
       return (await instance()).signIn(request);
     },
     async changePassword(request) {
-      strings(request, 'changePassword', ['ownerId', 'email', 'currentPassword', 'newPassword']);
       return (await instance()).changePassword(request);
+    },
+    async listDevices(request) {
+      return (await instance()).listDevices(request);
+    },
+    async revokeDevices(request) {
+      return (await instance()).revokeDevices(request);
     },
     async close() {
       await Promise.all([...retired.splice(0), ...(current ? [current.signIn] : [])].map((s) => s.close()));
@@ -266,12 +340,20 @@ function fromOptions(options: SignInOptions): SignIn {
   void dummyHash(setting);
   return {
     async signIn(request) {
-      strings(request, 'signIn', ['ownerId', 'email', 'password']);
-      return signInRule(deps, request);
+      strings(request, 'signIn', ['ownerId', 'email', 'password'], ['deviceCookie']);
+      return signInRule(deps, request as Parameters<typeof signInRule>[1]);
     },
     async changePassword(request) {
-      strings(request, 'changePassword', ['ownerId', 'email', 'currentPassword', 'newPassword']);
-      return changePasswordRule(deps, request);
+      strings(request, 'changePassword', ['ownerId', 'email', 'currentPassword', 'newPassword'], ['deviceCookie']);
+      return changePasswordRule(deps, request as Parameters<typeof changePasswordRule>[1]);
+    },
+    async listDevices(request) {
+      strings(request, 'listDevices', ['ownerId', 'email']);
+      return listDevicesRule(deps, request);
+    },
+    async revokeDevices(request) {
+      strings(request, 'revokeDevices', ['ownerId', 'email'], ['deviceId']);
+      return revokeDevicesRule(deps, request);
     },
     async close() {
       await lane.close();
