@@ -96,7 +96,7 @@ module.exports = {
         dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown', 'npm-peer', 'npm-optional'],
         dependencyTypesNot: ['type-only'],
         // The sign-in package's optional peer, imported dynamically by descriptorFromSsm only (see runtime-no-dev-dependencies).
-        pathNot: '^node_modules/@aws-sdk/client-ssm/',
+        pathNot: '(^|/)node_modules/@aws-sdk/client-ssm/',
       },
     },
     {
