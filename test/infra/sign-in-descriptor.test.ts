@@ -14,7 +14,12 @@ import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { formatArgon2Setting } from '#platform/config';
 import { PWNED_PASSWORDS_API } from '#platform/pwned-range';
-import { grantSignIn } from '../../lib/constructs/sign-in-grant';
+import {
+  grantSignIn,
+  SIGN_IN_STATE_ACTIONS,
+  SIGN_IN_USERS_READ_ACTIONS,
+  SIGN_IN_USERS_WRITE_ACTIONS,
+} from '../../lib/constructs/sign-in-grant';
 import { parseDescriptor } from '../../packages/sign-in/src/descriptor';
 import { resourcesOf, synthStage, TEST_REGION } from './synth';
 
@@ -97,16 +102,7 @@ describe('tools in other accounts (-c signInTools)', () => {
       const statements = policyOf(id).Statement;
       const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
       expect(actions).toEqual(
-        [
-          'dynamodb:BatchGetItem',
-          'dynamodb:GetItem',
-          'dynamodb:ConditionCheckItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:BatchGetItem',
-          'dynamodb:DeleteItem',
-          'dynamodb:UpdateItem',
-          'ssm:GetParameter',
-        ].sort(),
+        [...SIGN_IN_USERS_READ_ACTIONS, ...SIGN_IN_USERS_WRITE_ACTIONS, ...SIGN_IN_STATE_ACTIONS, 'ssm:GetParameter'].sort(),
       );
       const ssm = statements.find((s) => s.Action === 'ssm:GetParameter') as unknown as { Resource: unknown };
       expect(JSON.stringify(ssm.Resource)).toMatch(/:parameter",\{"Ref":"SignInDescriptor[0-9A-F]+"\}/);

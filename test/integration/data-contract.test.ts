@@ -14,6 +14,7 @@ import { processStores } from '#store/stores';
 import { createSignIn } from '../../packages/sign-in/src/index';
 import { apiClient } from '../support/http-client';
 import { newOwner, startLocalServer, uniqueEmail } from '../support/local';
+import { plainOutcomes } from '../support/sign-in-results';
 
 const { config, stores } = processStores();
 
@@ -81,12 +82,14 @@ describe('the data contract', () => {
     );
     expect(profile!.should_reset_password).toBe(true);
     // Section 2: the module, built from the stack outputs.
-    const users = createSignIn({
-      usersTable,
-      signInTable: process.env.SIGN_IN_TABLE_NAME!,
-      argon2Setting: formatArgon2Setting(argon2),
-      dynamodb: localConnection(process.env.DYNAMODB_ENDPOINT!),
-    });
+    const users = plainOutcomes(
+      createSignIn({
+        usersTable,
+        signInTable: process.env.SIGN_IN_TABLE_NAME!,
+        argon2Setting: formatArgon2Setting(argon2),
+        dynamodb: localConnection(process.env.DYNAMODB_ENDPOINT!),
+      }),
+    );
     expect(await users.signIn({ ownerId, email, password: 'a wrong password' })).toEqual({ outcome: 'wrong' });
     expect(await users.signIn({ ownerId, email, password: 'initial password' })).toEqual({ outcome: 'must-reset' });
 

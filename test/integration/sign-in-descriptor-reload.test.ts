@@ -20,6 +20,7 @@ import { describeStage, type SignInDescriptor } from '../../packages/sign-in/src
 import { createSignIn, descriptorFromFile, type SignIn } from '../../packages/sign-in/src/index';
 import { invoke } from '../support/events';
 import { newOwner, uniqueEmail } from '../support/local';
+import { plainOutcomes } from '../support/sign-in-results';
 
 const { config, stores } = processStores();
 const endpoint = process.env.DYNAMODB_ENDPOINT!;
@@ -69,7 +70,7 @@ beforeAll(async () => {
     baseUrl: 'http://127.0.0.1:3000',
   });
   writeDescriptor(stageSetting);
-  users = createSignIn({ descriptor: descriptorFromFile(file, { now: () => clock }) });
+  users = plainOutcomes(createSignIn({ descriptor: descriptorFromFile(file, { now: () => clock }) }));
   ownerApiKey = owner.apiKey;
 });
 
