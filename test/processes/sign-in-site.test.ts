@@ -50,8 +50,9 @@ beforeAll(async () => {
   await started.waitFor(/Listening on/, 120_000);
   apiBase = `http://127.0.0.1:${ports.PORT}`;
   descriptor = JSON.parse(readFileSync(join(work, '.data/sign-in.json'), 'utf8')) as typeof descriptor;
-  // The site's own dependencies, as its README installs them.
-  if (!existsSync(join(SITE, 'node_modules/express')))
+  // The site's own dependencies, as its README installs them (again when one is missing: a folder installed before it was added).
+  const { dependencies } = JSON.parse(readFileSync(join(SITE, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  if (Object.keys(dependencies).some((name) => !existsSync(join(SITE, 'node_modules', name, 'package.json'))))
     expect(spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: SITE, encoding: 'utf8', timeout: 300_000 }).status).toBe(0);
   // A certificate for localhost, as the README makes one.
   const tls = spawnSync(
