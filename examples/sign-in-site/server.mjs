@@ -1,9 +1,11 @@
 // A small sign-in site on Express 5 through @white-label-user-management/sign-in (see README.md).
 // Sessions: express-session, a new session id at every sign-in; CSRF: csrf-sync (a synchroniser token
-// per session on every form); a limit per client address in front of the module (ADDRESS_LIMIT).
+// per session on every form); a limit per client address in front of the module (ADDRESS_LIMIT); the
+// module's device cookie kept apart from the session, one per account, at most DEVICE_COOKIE.perBrowser.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import { ADDRESS_LIMIT, createSignIn, descriptorFromFile } from '@white-label-user-management/sign-in';
+import { ADDRESS_LIMIT, createSignIn, DEVICE_COOKIE, descriptorFromFile, deviceCookieName } from '@white-label-user-management/sign-in';
+import cookieParser from 'cookie-parser';
 import { csrfSync } from 'csrf-sync';
 import express from 'express';
 import session from 'express-session';
@@ -25,6 +27,9 @@ if (!ownerId) {
 
 const app = express();
 app.disable('x-powered-by');
+// Behind a reverse proxy, Express's own `trust proxy` setting (e.g. `loopback`), so that req.ip is the client's address.
+if (process.env.TRUST_PROXY) app.set('trust proxy', process.env.TRUST_PROXY);
+app.use(cookieParser());
 app.use(express.urlencoded({ extended: false, limit: '8kb' }));
 app.use(
   session({
@@ -40,7 +45,7 @@ const { csrfSynchronisedProtection, generateToken } = csrfSync({
 });
 app.use(csrfSynchronisedProtection);
 
-/** At most ADDRESS_LIMIT.attempts sign-in posts per address per window, in this process's memory. */
+/** At most ADDRESS_LIMIT.attempts sign-in and new-password posts per address per window, in this process's memory. */
 const attempts = new Map();
 function addressWait(address) {
   const now = Date.now();
@@ -51,6 +56,37 @@ function addressWait(address) {
   }
   entry.count += 1;
   return entry.count > ADDRESS_LIMIT.attempts ? Math.ceil((entry.resetAt - now) / 1000) : 0;
+}
+
+/**
+ * The device cookies (DEVICE_COOKIE): one per account under deviceCookieName(ownerId, email), each as the
+ * package says (its Expires, Path=/, Secure, HttpOnly, SameSite=Lax), and the order they were last used in,
+ * most recent first, in one more cookie (DEVICE_ORDER: the names' account parts, dot-separated), since a
+ * browser sends a cookie's value and never its expiry. On every success the account's cookie goes first and
+ * any past DEVICE_COOKIE.perBrowser (the least recently used) is expired. Sign-out keeps them all.
+ */
+const DEVICE_ORDER = '__Host-devices';
+const DEVICE_NAME = new RegExp(`^${DEVICE_COOKIE.prefix}[A-Za-z0-9_-]{16}$`);
+const deviceCookieOptions = { path: '/', secure: true, httpOnly: true, sameSite: 'lax' };
+
+/** The device cookie this browser sent for the account, if any (a string, whatever else the header held). */
+function deviceCookieOf(req, email) {
+  const value = req.cookies?.[deviceCookieName(ownerId, email)];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Keeps a success's fresh device cookie, first in the order, and expires those past DEVICE_COOKIE.perBrowser. */
+function keepDeviceCookie(req, res, email, { deviceCookie, deviceCookieExpiresAt }) {
+  const name = deviceCookieName(ownerId, email);
+  const expires = new Date(deviceCookieExpiresAt);
+  res.cookie(name, deviceCookie, { ...deviceCookieOptions, expires });
+  const held = Object.keys(req.cookies ?? {}).filter((held) => DEVICE_NAME.test(held));
+  const order = typeof req.cookies?.[DEVICE_ORDER] === 'string' ? req.cookies[DEVICE_ORDER].split('.') : [];
+  // Most recent first: this account, then the order as kept, then any held cookie the order lost (as least recent).
+  const ranked = [...new Set([name, ...order.map((part) => `${DEVICE_COOKIE.prefix}${part}`).filter((n) => held.includes(n)), ...held])];
+  for (const dropped of ranked.slice(DEVICE_COOKIE.perBrowser)) res.clearCookie(dropped, deviceCookieOptions);
+  const kept = ranked.slice(0, DEVICE_COOKIE.perBrowser).map((n) => n.slice(DEVICE_COOKIE.prefix.length));
+  res.cookie(DEVICE_ORDER, kept.join('.'), { ...deviceCookieOptions, expires });
 }
 
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -113,14 +149,16 @@ app.post('/sign-in', async (req, res, next) => {
   try {
     const email = String(req.body.email ?? '');
     const password = String(req.body.password ?? '');
-    const wait = addressWait(req.socket.remoteAddress ?? '');
+    const wait = addressWait(req.ip ?? '');
     if (wait > 0) return res.status(429).send(page(req, signInForm(`Too many attempts: try again in ${wait} seconds.`, email)));
-    const result = await users.signIn({ ownerId, email, password });
+    const result = await users.signIn({ ownerId, email, password, deviceCookie: deviceCookieOf(req, email) });
     if (result.outcome === 'ok') {
+      keepDeviceCookie(req, res, email, result);
       await startSession(req, email);
       return res.redirect(303, '/');
     }
     if (result.outcome === 'must-reset') {
+      keepDeviceCookie(req, res, email, result);
       req.session.mustReset = email;
       return res.redirect(303, '/');
     }
@@ -135,13 +173,17 @@ app.post('/new-password', async (req, res, next) => {
   try {
     const email = req.session.mustReset;
     if (!email) return res.redirect(303, '/');
+    const wait = addressWait(req.ip ?? '');
+    if (wait > 0) return res.status(429).send(page(req, newPasswordForm(`Too many attempts: try again in ${wait} seconds.`)));
     const result = await users.changePassword({
       ownerId,
       email,
       currentPassword: String(req.body.current ?? ''),
       newPassword: String(req.body.password ?? ''),
+      deviceCookie: deviceCookieOf(req, email),
     });
     if (result.outcome === 'changed') {
+      keepDeviceCookie(req, res, email, result);
       await startSession(req, email);
       return res.redirect(303, '/');
     }
@@ -153,6 +195,7 @@ app.post('/new-password', async (req, res, next) => {
   }
 });
 
+// Sign-out ends the session and keeps the device cookies: this browser stays trusted for the next sign-in.
 app.post('/sign-out', (req, res, next) =>
   req.session.destroy((error) => {
     if (error) return next(error);
