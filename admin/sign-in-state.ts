@@ -12,11 +12,8 @@ import { parseArgs } from 'node:util';
 import { normalizeEmail } from '#domain/email';
 import { hashTag, inForce, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { listDevices } from '#domain/sign-in-devices';
-import { createDocumentClient } from '#store/client';
-import { adminEndpoint, LOCAL_TABLES } from '#store/local-engine';
-import { createOwnersStore } from '#store/owners-store';
-import { createSignInStore } from '#store/sign-in-store';
 import { UsageError } from './key-commands';
+import { SIGN_IN_TABLE_OPTIONS, withOwnerSignIn } from './owner-sign-in';
 
 export const SIGN_IN_STATE_USAGE =
   '  sign-in-state <owner-email> <user-email> [--sign-in-table NAME]   failures, wait, lock and trusted devices of one e-mail';
@@ -45,7 +42,7 @@ export interface TrustedDeviceLine {
 export async function signInStateCommand(args: string[], now = Date.now()): Promise<string> {
   const usage =
     'usage: npm run admin -- sign-in-state <owner-email> <user-email> [--users-table NAME --owners-table NAME --sign-in-table NAME]';
-  const options = { 'users-table': { type: 'string' }, 'owners-table': { type: 'string' }, 'sign-in-table': { type: 'string' } } as const;
+  const options = SIGN_IN_TABLE_OPTIONS;
   let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
   try {
     parsed = parseArgs({ args, allowPositionals: true, options });
@@ -54,27 +51,11 @@ export async function signInStateCommand(args: string[], now = Date.now()): Prom
   }
   const [ownerEmail, userEmail, ...extra] = parsed.positionals;
   if (ownerEmail === undefined || userEmail === undefined || extra.length > 0) throw new UsageError(usage);
-  const tables = {
-    usersTableName: parsed.values['users-table'] ?? process.env.USERS_TABLE_NAME,
-    ownersTableName: parsed.values['owners-table'] ?? process.env.OWNERS_TABLE_NAME,
-    signInTableName: parsed.values['sign-in-table'] ?? process.env.SIGN_IN_TABLE_NAME,
-  };
-  const named = Object.values(tables).filter((name) => name !== undefined).length;
-  if (named !== 0 && named !== 3) throw new UsageError(`${usage} (all three tables, or none for npm start's)`);
-  const db = createDocumentClient({ endpoint: adminEndpoint(named === 3) });
-  try {
-    const names = {
-      usersTableName: tables.usersTableName ?? LOCAL_TABLES.usersTableName,
-      ownersTableName: tables.ownersTableName ?? LOCAL_TABLES.ownersTableName,
-      signInTableName: tables.signInTableName ?? LOCAL_TABLES.signInTableName,
-    };
-    const owner = await createOwnersStore(db, names).findOwner(normalizeEmail(ownerEmail));
-    if (!owner) throw new UsageError(`No owner ${normalizeEmail(ownerEmail)}`);
+  return withOwnerSignIn(parsed.values, usage, ownerEmail, async ({ ownerId, store }) => {
     const email = normalizeEmail(userEmail);
-    const store = createSignInStore(db, { usersTable: names.usersTableName, signInTable: names.signInTableName });
     const [{ profile, state }, devices] = await Promise.all([
-      store.read(owner.ownerId, email),
-      listDevices({ store, now: () => now }, { ownerId: owner.ownerId, email }),
+      store.read(ownerId, email),
+      listDevices({ store, now: () => now }, { ownerId, email }),
     ]);
     // As the module decides: a count made against another hash (before a reset) or expired is none.
     const current = inForce(state, hashTag(profile?.passwordHash), now);
@@ -98,7 +79,5 @@ export async function signInStateCommand(args: string[], now = Date.now()): Prom
     const text = JSON.stringify(line);
     process.stdout.write(`${text}\n`);
     return text;
-  } finally {
-    db.destroy();
-  }
+  });
 }

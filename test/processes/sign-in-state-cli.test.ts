@@ -6,7 +6,7 @@
 
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { hashTag, NO_PROFILE_TAG, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
+import { FREE_FAILURES, hashTag, NO_PROFILE_TAG, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { formatArgon2Setting } from '#platform/config';
 import { localConnection } from '#store/client';
 import { processStores } from '#store/stores';
@@ -143,6 +143,69 @@ describe('admin sign-in-state', () => {
     expect((await invoke(resetUserPassword, { user_email: email, new_password: 'a reset passphrase' }, owner.apiKey)).status).toBe(200);
     expect((await stateOf(owner.ownerEmail, email)).trusted_devices).toEqual({ count: 0, devices: [] });
   }, 120_000);
+
+  it('revoke-devices signs a user out everywhere, or from one device: {"revoked":N}; a revoked cookie then waits like none', async () => {
+    const owner = await newOwner('revoke-devices');
+    const ownerId = (await stores.owners.findOwner(owner.ownerEmail))!.ownerId;
+    const email = uniqueEmail('revoke-devices');
+    const password = 'the revoked password';
+    expect((await invoke(createUser, { user_email: email, user_password: password }, owner.apiKey)).status).toBe(200);
+    const signIn = (attempt: string, deviceCookie?: string) =>
+      tool.signIn({ ownerId, email, password: attempt, ...(deviceCookie !== undefined && { deviceCookie }) });
+    const revoke = async (...args: string[]) => {
+      const run = await runScript('admin/cli.ts', ['revoke-devices', owner.ownerEmail, ...args], env);
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect(run.stdout.split('\n')).toHaveLength(2);
+      return JSON.parse(run.stdout) as unknown;
+    };
+    const listed = async () => ((await stateOf(owner.ownerEmail, email)).trusted_devices as { devices: { device_id: string }[] }).devices;
+
+    clock = Date.now() - 600_000;
+    const laptop = issued(await signIn(password));
+    clock += 60_000;
+    const phone = issued(await signIn(password));
+    expect((await listed()).map((device) => device.device_id)).toEqual([phone.deviceId, laptop.deviceId]);
+    // A stranger's guesses make the account wait: only a trusted device still signs in.
+    for (let guess = 0; guess <= FREE_FAILURES; guess++) expect((await signIn(`guess ${guess}`)).outcome).toBe('wrong');
+    expect((await signIn(password)).outcome).toBe('throttled');
+
+    expect(await revoke(email.toUpperCase(), '--device', phone.deviceId)).toEqual({ revoked: 1 });
+    expect((await listed()).map((device) => device.device_id)).toEqual([laptop.deviceId]);
+    expect((await signIn(password, phone.cookie)).outcome).toBe('throttled');
+    const laptopAgain = issued(await signIn(password, laptop.cookie));
+    expect(await revoke(email, '--device', phone.deviceId)).toEqual({ revoked: 0 });
+
+    expect(await revoke(email)).toEqual({ revoked: 1 });
+    expect(await listed()).toEqual([]);
+    expect((await signIn(password, laptopAgain.cookie)).outcome).toBe('throttled');
+    expect(await revoke(email)).toEqual({ revoked: 0 });
+    expect(await revoke(uniqueEmail('revoke-nobody'))).toEqual({ revoked: 0 });
+  }, 120_000);
+
+  it('revoke-devices refuses what it cannot run in one line, exit 2, and a failure exit 1', async () => {
+    const owner = await newOwner('revoke-refused');
+    const cases: [string[], RegExp][] = [
+      [[owner.ownerEmail], /^usage: npm run admin -- revoke-devices /],
+      [[owner.ownerEmail, 'a@example.com', 'extra'], /^usage: npm run admin -- revoke-devices /],
+      [[owner.ownerEmail, 'a@example.com', '--device'], /^usage: npm run admin -- revoke-devices /],
+      [[owner.ownerEmail, 'a@example.com', '--device', 'DEVICE#x'], /^--device takes a device id /],
+      [[uniqueEmail('no-owner'), 'a@example.com'], /^No owner /],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runScript('admin/cli.ts', ['revoke-devices', ...args], env);
+      expect([run.code, run.stdout, run.stderr.split('\n').length]).toEqual([2, '', 2]);
+      expect(run.stderr).toMatch(message);
+    }
+    const unreachable = await runScript('admin/cli.ts', ['revoke-devices', owner.ownerEmail, 'a@example.com'], {
+      ...env,
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+    });
+    expect([unreachable.code, unreachable.stdout, unreachable.stderr]).toEqual([
+      1,
+      '',
+      expect.stringMatching(/^Cannot reach DynamoDB at http:\/\/127\.0\.0\.1:9 .*\n$/),
+    ]);
+  }, 60_000);
 
   it('refuses a command line it cannot run, in one line, exit 2', async () => {
     const missing = await runScript('admin/cli.ts', ['sign-in-state', 'dev-owner@example.com'], env);
