@@ -10,7 +10,7 @@ import { createDocumentClient } from '#store/client';
 import { adminEndpoint, LOCAL_TABLES } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
 import { createSignInStore } from '#store/sign-in-store';
-import { UsageError } from './key-commands';
+import { checkEmail, UsageError } from './key-commands';
 
 /** The options naming a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME, SIGN_IN_TABLE_NAME). */
 export const SIGN_IN_TABLE_OPTIONS = {
@@ -33,6 +33,7 @@ export async function withOwnerSignIn<T>(
   ownerEmail: string,
   run: (context: { readonly ownerId: string; readonly store: SignInStore }) => Promise<T>,
 ): Promise<T> {
+  checkEmail(ownerEmail);
   const tables = {
     usersTableName: values['users-table'] ?? process.env.USERS_TABLE_NAME,
     ownersTableName: values['owners-table'] ?? process.env.OWNERS_TABLE_NAME,

@@ -10,7 +10,7 @@
 
 import { parseArgs } from 'node:util';
 import { revokeDevices } from '#domain/sign-in-devices';
-import { UsageError } from './key-commands';
+import { checkEmail, UsageError } from './key-commands';
 import { SIGN_IN_TABLE_OPTIONS, withOwnerSignIn } from './owner-sign-in';
 
 export const REVOKE_DEVICES_USAGE =
@@ -33,6 +33,8 @@ export async function revokeDevicesCommand(args: string[]): Promise<number> {
   }
   const [ownerEmail, userEmail, ...extra] = parsed.positionals;
   if (ownerEmail === undefined || userEmail === undefined || extra.length > 0) throw new UsageError(usage);
+  // Users are made only with valid addresses: anything else names none, and is said so.
+  checkEmail(userEmail);
   const deviceId = parsed.values.device;
   if (deviceId !== undefined && !DEVICE_ID.test(deviceId))
     throw new UsageError('--device takes a device id as sign-in-state lists it (letters, digits, - and _)');

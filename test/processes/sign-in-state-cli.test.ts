@@ -189,6 +189,8 @@ describe('admin sign-in-state', () => {
       [[owner.ownerEmail, 'a@example.com', 'extra'], /^usage: npm run admin -- revoke-devices /],
       [[owner.ownerEmail, 'a@example.com', '--device'], /^usage: npm run admin -- revoke-devices /],
       [[owner.ownerEmail, 'a@example.com', '--device', 'DEVICE#x'], /^--device takes a device id /],
+      [[owner.ownerEmail, 'not-an-email'], /^Invalid e-mail address "not-an-email"$/m],
+      [['not-an-owner', 'a@example.com'], /^Invalid e-mail address "not-an-owner"$/m],
       [[uniqueEmail('no-owner'), 'a@example.com'], /^No owner /],
     ];
     for (const [args, message] of cases) {
