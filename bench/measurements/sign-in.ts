@@ -3,8 +3,9 @@
  * adapter, over a client built as the module builds its own) call by call beside the bare work the
  * outcome needs on the same client (one verification at the stage's setting, and the same store
  * operations without their conditions: a BatchGetItem of the profile and the state, an UpdateItem
- * of a state, for `ok` a TransactWriteItems of a ConditionCheck and a Delete; for `throttled` the
- * read alone). `trustedOk` is an `ok` with a valid device cookie (trusted-devices.ts), on an account
+ * of a state, for `ok` a TransactWriteItems of a ConditionCheck, the trusted budget's and the state's
+ * Deletes and a new device record (an untrusted success trusts the browser); for `throttled` the read
+ * alone). `trustedOk` is an `ok` with a valid device cookie (trusted-devices.ts), on an account
  * that strangers' guesses keep waiting (so only the cookie's trust can answer `ok`): its floor reads
  * the device's record with the profile and the state, counts on the device and the trusted budget in
  * one TransactWriteItems, verifies, and settles in one TransactWriteItems (ConditionCheck, the budget
@@ -44,7 +45,7 @@ const FLOOR = {
   trustedOk: 'floorTrustedOk',
 } as const;
 const FLOOR_NAME: Record<Outcome, string> = {
-  ok: 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete)',
+  ok: 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete, Delete, Update)',
   wrong: 'verify, BatchGetItem, UpdateItem',
   unknown: 'verify, BatchGetItem, UpdateItem',
   throttled: 'BatchGetItem',
@@ -183,7 +184,24 @@ export const signInMeasurement: Measurement<SignInBench> = {
                 ExpressionAttributeValues: { ':h': hash },
               },
             },
+            { Delete: { TableName: stateTable, Key: floorBudget } },
             { Delete: { TableName: stateTable, Key: floorState } },
+            // An untrusted success trusts the browser: a new device record, with its fresh cookie's digest.
+            {
+              Update: {
+                TableName: stateTable,
+                Key: deviceKey(ownerId, floorEmail, randomUUID()),
+                UpdateExpression:
+                  'SET secret_digest = :digest, device_binding = :binding, failures = :zero, expires_at = :expires, last_used_at = :at, created_at = :at',
+                ExpressionAttributeValues: {
+                  ':digest': secretDigest(randomUUID()),
+                  ':binding': passwordBinding(undefined, undefined),
+                  ':zero': 0,
+                  ':expires': Math.floor(fixedNow / 1000) + DEVICE_COOKIE_DAYS * 86_400,
+                  ':at': new Date(fixedNow).toISOString(),
+                },
+              },
+            },
           ],
         }),
       );

@@ -220,7 +220,7 @@ const signIn: SignInBench = {
   callsPerRound: 24,
   phases: signInPhases,
   share: {
-    ok: signInShare('ok', 'floorOk', 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete)'),
+    ok: signInShare('ok', 'floorOk', 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete, Delete, Update)'),
     wrong: signInShare('wrong', 'floorWrong', 'verify, BatchGetItem, UpdateItem'),
     unknown: signInShare('unknown', 'floorUnknown', 'verify, BatchGetItem, UpdateItem'),
     throttled: signInShare('throttled', 'floorThrottled', 'BatchGetItem'),
