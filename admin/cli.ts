@@ -28,6 +28,7 @@ import { MIGRATE_USAGE, migrateSignInStateCommand } from './migrate-sign-in-stat
 import { POLICY_COMMANDS, POLICY_USAGE, passwordPolicyCommand } from './policy-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 import { REPLAY_USAGE, replayEventsCommand } from './replay-events';
+import { REVOKE_DEVICES_USAGE, revokeDevicesCommand } from './revoke-devices';
 import { SIGN_IN_STATE_USAGE, signInStateCommand } from './sign-in-state';
 import { exportUsers, importUsers, type TableOptions, TRANSFER_USAGE, type TransferContext } from './transfer-commands';
 
@@ -40,6 +41,7 @@ ${REAPPLY_USAGE}
 ${MIGRATE_USAGE}
 ${REPLAY_USAGE}
 ${SIGN_IN_STATE_USAGE}
+${REVOKE_DEVICES_USAGE}
 
   --users-table NAME --owners-table NAME   a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME)
   --argon2 m=<KiB>,t=<n>,p=1               the argon2id setting create-owner, reset-owner-password and import-users
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
   if (process.argv[2] === 'migrate-sign-in-state') return void (await migrateSignInStateCommand(process.argv.slice(3)));
   if (process.argv[2] === 'sign-in-state') return void (await signInStateCommand(process.argv.slice(3)));
+  if (process.argv[2] === 'revoke-devices') return void (await revokeDevicesCommand(process.argv.slice(3)));
   if (process.argv[2] === 'replay-events') {
     process.exitCode = await replayEventsCommand(process.argv.slice(3));
     return;

@@ -101,7 +101,7 @@ async function runChecked(store: owners.OwnerStore, command: KeyCommand, passwor
 }
 
 /** The API's own rule for an e-mail (the precompiled validator of user_email: trimmed, lower-cased, at most 254, RFC shape). */
-function checkEmail(text: string): string {
+export function checkEmail(text: string): string {
   if (!userEmailValidator({ user_email: text })) throw new UsageError(`Invalid e-mail address ${JSON.stringify(text)}`);
   return text;
 }

@@ -102,6 +102,8 @@ export interface RunMeta {
   /** The commit measured (null outside a git checkout), and whether files other than the results differed from it. */
   readonly gitCommit: string | null;
   readonly gitDirty: boolean | null;
+  /** `--only`: the measurements run, when not all of them (such a run does not rewrite bench/RESULTS.*). */
+  readonly only?: readonly string[];
 }
 
 export interface LoadAverage {

@@ -3,10 +3,16 @@
  * adapter, over a client built as the module builds its own) call by call beside the bare work the
  * outcome needs on the same client (one verification at the stage's setting, and the same store
  * operations without their conditions: a BatchGetItem of the profile and the state, an UpdateItem
- * of a state, for `ok` a TransactWriteItems of a ConditionCheck and a Delete; for `throttled` the
- * read alone). The share is the sign-in's CPU beyond the hash less its floor's, round by round, in
- * this process. Also: the DynamoDB calls of each outcome, and how many of the stream records that
- * sign-ins write pass the lifecycle-events consumer's filter (per 1,000 sign-ins; target 0).
+ * of a state, for `ok` a TransactWriteItems of a ConditionCheck, the trusted budget's and the state's
+ * Deletes and a new device record (an untrusted success trusts the browser); for `throttled` the read
+ * alone). `trustedOk` is an `ok` with a valid device cookie (trusted-devices.ts), on an account
+ * that strangers' guesses keep waiting (so only the cookie's trust can answer `ok`): its floor reads
+ * the device's record with the profile and the state, counts on the device and the trusted budget in
+ * one TransactWriteItems, verifies, and settles in one TransactWriteItems (ConditionCheck, the budget
+ * deleted, the device's record rewritten), all without conditions. The share is the sign-in's CPU
+ * beyond the hash less its floor's, round by round, in this process. Also: the DynamoDB calls of each
+ * outcome, and how many of the stream records that sign-ins write pass the lifecycle-events consumer's
+ * filter (per 1,000 sign-ins; target 0).
  */
 
 import { randomUUID } from 'node:crypto';
@@ -17,10 +23,11 @@ import { verifyHash } from '#domain/password-hashes';
 import { hashPassword } from '#domain/passwords';
 import { dummyHash, type SignInDeps, signIn } from '#domain/sign-in';
 import { FREE_FAILURES } from '#domain/sign-in-attempts';
+import { DEVICE_COOKIE_DAYS, passwordBinding, secretDigest } from '#domain/trusted-devices';
 import { passesRecordFilter } from '#events/record-filter';
 import { localConnection } from '#store/client';
 import { createSignInStore } from '#store/sign-in-store';
-import { signInStateKey, userKey, userPk } from '#store/table-layout';
+import { deviceKey, signInStateKey, trustedBudgetKey, userKey, userPk } from '#store/table-layout';
 import { createUsersStore } from '#store/users-store';
 import { atMost, holds, type Measurement } from '../measurement';
 import { table } from '../report';
@@ -28,17 +35,25 @@ import { streamTap } from '../request-units';
 import { measureRounds, NOTHING, nothing, type PhaseCpu } from '../stand-in';
 import { formatSpread, MIN_ROUNDS, type Spread, spread } from '../stats';
 
-export const OUTCOMES = ['ok', 'wrong', 'unknown', 'throttled'] as const;
+export const OUTCOMES = ['ok', 'wrong', 'unknown', 'throttled', 'trustedOk'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
-const FLOOR = { ok: 'floorOk', wrong: 'floorWrong', unknown: 'floorUnknown', throttled: 'floorThrottled' } as const;
+const FLOOR = {
+  ok: 'floorOk',
+  wrong: 'floorWrong',
+  unknown: 'floorUnknown',
+  throttled: 'floorThrottled',
+  trustedOk: 'floorTrustedOk',
+} as const;
 const FLOOR_NAME: Record<Outcome, string> = {
-  ok: 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete)',
+  ok: 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete, Delete, Update)',
   wrong: 'verify, BatchGetItem, UpdateItem',
   unknown: 'verify, BatchGetItem, UpdateItem',
   throttled: 'BatchGetItem',
+  trustedOk:
+    'verify, BatchGetItem (with the device), TransactWriteItems (Update, Update), TransactWriteItems (ConditionCheck, Delete, Update)',
 };
 /** The DynamoDB calls each outcome makes (sign-in-store.ts). */
-const EXPECTED_CALLS: Record<Outcome, number> = { ok: 3, wrong: 2, unknown: 2, throttled: 1 };
+const EXPECTED_CALLS: Record<Outcome, number> = { ok: 3, wrong: 2, unknown: 2, throttled: 1, trustedOk: 3 };
 const SHARE_LIMIT_MS = 0.5;
 const PASSWORD = 'correct horse battery staple';
 
@@ -118,8 +133,18 @@ export const signInMeasurement: Measurement<SignInBench> = {
       { length: Math.ceil(total / FREE_FAILURES) },
       () => `sign-in-unknown-${randomUUID().slice(0, 13)}@example.com`,
     );
+    // The trusted user: a device cookie from a first success, then strangers' guesses until the account waits.
+    const trustedUser = await create('sign-in-trusted');
+    const first = await attempt(trustedUser, PASSWORD);
+    if (first.outcome !== 'ok') throw new Error(`sign-in bench: expected ok, got ${first.outcome}`);
+    let deviceCookie = first.deviceCookie;
+    for (let i = 0; i <= FREE_FAILURES; i++) await attempt(trustedUser, 'wrong password');
+    if ((await attempt(trustedUser, PASSWORD)).outcome !== 'throttled') throw new Error('sign-in bench: the trusted user does not wait');
     const floorUser = await create('sign-in-floor');
-    const floorState = signInStateKey(ownerId, `floor-${randomUUID().slice(0, 13)}@example.com`);
+    const floorEmail = `floor-${randomUUID().slice(0, 13)}@example.com`;
+    const floorState = signInStateKey(ownerId, floorEmail);
+    const floorDevice = deviceKey(ownerId, floorEmail, randomUUID());
+    const floorBudget = trustedBudgetKey(ownerId, floorEmail);
 
     const read = (email: string) =>
       db.send(
@@ -159,7 +184,97 @@ export const signInMeasurement: Measurement<SignInBench> = {
                 ExpressionAttributeValues: { ':h': hash },
               },
             },
+            { Delete: { TableName: stateTable, Key: floorBudget } },
             { Delete: { TableName: stateTable, Key: floorState } },
+            // An untrusted success trusts the browser: a new device record, with its fresh cookie's digest.
+            {
+              Update: {
+                TableName: stateTable,
+                Key: deviceKey(ownerId, floorEmail, randomUUID()),
+                UpdateExpression:
+                  'SET secret_digest = :digest, device_binding = :binding, failures = :zero, expires_at = :expires, last_used_at = :at, created_at = :at',
+                ExpressionAttributeValues: {
+                  ':digest': secretDigest(randomUUID()),
+                  ':binding': passwordBinding(undefined, undefined),
+                  ':zero': 0,
+                  ':expires': Math.floor(fixedNow / 1000) + DEVICE_COOKIE_DAYS * 86_400,
+                  ':at': new Date(fixedNow).toISOString(),
+                },
+              },
+            },
+          ],
+        }),
+      );
+    // The trusted floor's store operations, bare: the read with the device's record, the count on the device and the budget, the settling.
+    const readWithDevice = () =>
+      db.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table_]: {
+              Keys: [userKey(ownerId, floorUser)],
+              ConsistentRead: true,
+              ProjectionExpression: 'password_hash, should_reset_password, created_at, updated_at',
+            },
+            [stateTable]: {
+              Keys: [floorState, floorDevice],
+              ConsistentRead: true,
+              ProjectionExpression:
+                'sk, failures, wait_until, hash_tag, expires_at, secret_digest, device_binding, created_at, last_used_at',
+            },
+          },
+        }),
+      );
+    const countTrusted = () =>
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: stateTable,
+                Key: floorDevice,
+                UpdateExpression: 'ADD failures :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+            {
+              Update: {
+                TableName: stateTable,
+                Key: floorBudget,
+                UpdateExpression: 'ADD failures :one SET expires_at = :expires',
+                ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(fixedNow / 1000) + DEVICE_COOKIE_DAYS * 86_400 },
+              },
+            },
+          ],
+        }),
+      );
+    const settleTrusted = () =>
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: table_,
+                Key: userKey(ownerId, floorUser),
+                ConditionExpression: 'password_hash = :h',
+                ExpressionAttributeValues: { ':h': hash },
+              },
+            },
+            { Delete: { TableName: stateTable, Key: floorBudget } },
+            {
+              Update: {
+                TableName: stateTable,
+                Key: floorDevice,
+                UpdateExpression:
+                  'SET secret_digest = :digest, device_binding = :binding, failures = :zero, expires_at = :expires, last_used_at = :at',
+                ExpressionAttributeValues: {
+                  ':digest': secretDigest(randomUUID()),
+                  ':binding': passwordBinding(undefined, undefined),
+                  ':zero': 0,
+                  ':expires': Math.floor(fixedNow / 1000) + DEVICE_COOKIE_DAYS * 86_400,
+                  ':at': new Date(fixedNow).toISOString(),
+                },
+              },
+            },
           ],
         }),
       );
@@ -187,6 +302,13 @@ export const signInMeasurement: Measurement<SignInBench> = {
         await read(floorUser);
         return true;
       },
+      floorTrustedOk: async () => {
+        await readWithDevice();
+        await countTrusted();
+        await verifyHash(hash, PASSWORD);
+        await settleTrusted();
+        return true;
+      },
     };
     let nextWrong = 0;
     let nextUnknown = 0;
@@ -195,6 +317,13 @@ export const signInMeasurement: Measurement<SignInBench> = {
       wrong: () => expect(wrongUsers[Math.floor(nextWrong++ / FREE_FAILURES)]!, 'wrong password', 'wrong'),
       unknown: () => expect(unknown[Math.floor(nextUnknown++ / FREE_FAILURES)]!, 'wrong password', 'wrong'),
       throttled: () => expect(throttledUser, 'wrong password', 'throttled'),
+      // The account waits: only the cookie's trust answers ok. Each success rotates the cookie; the next call presents the new one.
+      trustedOk: async () => {
+        const result = await signIn(deps, { ownerId, email: trustedUser, password: PASSWORD, deviceCookie });
+        if (result.outcome !== 'ok') throw new Error(`sign-in bench: expected a trusted ok, got ${result.outcome}`);
+        deviceCookie = result.deviceCookie;
+        return true;
+      },
     };
 
     context.progress(`sign-in: ${rounds} rounds of ${perRound} of each outcome, each beside its floor`);
@@ -235,6 +364,7 @@ export const signInMeasurement: Measurement<SignInBench> = {
       wrong: await callsOf(outcomes.wrong),
       unknown: await callsOf(outcomes.unknown),
       throttled: await callsOf(outcomes.throttled),
+      trustedOk: await callsOf(outcomes.trustedOk),
     };
 
     // Stream records: a known user (an imported bcrypt-like upgrade included: its first success rehashes)
@@ -300,7 +430,7 @@ export const signInMeasurement: Measurement<SignInBench> = {
   }),
   render: (r) => `## A sign-in against its floor
 
-The module's rules on a client built as the module builds its own, in the bench's process, ${r.rounds} rounds of ${r.callsPerRound} sign-ins of each outcome, each call beside its floor (the same verification and store operations, bare). The share is the sign-in's CPU beyond the hash less its floor's, round by round; the target is judged on the median of the rounds.
+The module's rules on a client built as the module builds its own, in the bench's process, ${r.rounds} rounds of ${r.callsPerRound} sign-ins of each outcome, each call beside its floor (the same verification and store operations, bare). The share is the sign-in's CPU beyond the hash less its floor's, round by round; the target is judged on the median of the rounds. \`trustedOk\` is an \`ok\` with a valid device cookie, on an account that strangers' guesses keep waiting.
 
 ${table(
   ['outcome', 'share ms: median (min to max)', "sign-in's non-hash CPU ms", "floor's non-hash CPU ms", 'floor', 'DynamoDB calls'],

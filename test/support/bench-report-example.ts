@@ -206,8 +206,10 @@ const signInPhases = {
   floorUnknown: examplePhase(10.7, rounds(2.8, 2.76, 2.88, 2.83, 2.78, 2.82), 13.7),
   throttled: examplePhase(0, rounds(1.12, 1.1, 1.16, 1.13, 1.11, 1.14), 2.1),
   floorThrottled: examplePhase(0, rounds(0.98, 0.97, 1.01, 0.99, 0.98, 1.0), 1.9),
+  trustedOk: examplePhase(10.7, rounds(5.02, 4.97, 5.1, 5.04, 4.99, 5.06), 19.4),
+  floorTrustedOk: examplePhase(10.7, rounds(4.71, 4.69, 4.8, 4.74, 4.7, 4.73), 18.9),
 };
-const signInShare = (outcome: 'ok' | 'wrong' | 'unknown' | 'throttled', floor: keyof typeof signInPhases, name: string) => ({
+const signInShare = (outcome: 'ok' | 'wrong' | 'unknown' | 'throttled' | 'trustedOk', floor: keyof typeof signInPhases, name: string) => ({
   floor: name,
   signInMs: signInPhases[outcome].nonHashCpuMs,
   floorMs: signInPhases[floor].nonHashCpuMs,
@@ -218,16 +220,22 @@ const signIn: SignInBench = {
   callsPerRound: 24,
   phases: signInPhases,
   share: {
-    ok: signInShare('ok', 'floorOk', 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete)'),
+    ok: signInShare('ok', 'floorOk', 'verify, BatchGetItem, UpdateItem, TransactWriteItems (ConditionCheck, Delete, Delete, Update)'),
     wrong: signInShare('wrong', 'floorWrong', 'verify, BatchGetItem, UpdateItem'),
     unknown: signInShare('unknown', 'floorUnknown', 'verify, BatchGetItem, UpdateItem'),
     throttled: signInShare('throttled', 'floorThrottled', 'BatchGetItem'),
+    trustedOk: signInShare(
+      'trustedOk',
+      'floorTrustedOk',
+      'verify, BatchGetItem (with the device), TransactWriteItems (Update, Update), TransactWriteItems (ConditionCheck, Delete, Update)',
+    ),
   },
   ddbCalls: {
     ok: { BatchGetItem: 1, UpdateItem: 1, TransactWriteItems: 1 },
     wrong: { BatchGetItem: 1, UpdateItem: 1 },
     unknown: { BatchGetItem: 1, UpdateItem: 1 },
     throttled: { BatchGetItem: 1 },
+    trustedOk: { BatchGetItem: 1, TransactWriteItems: 2 },
   },
   stream: { signIns: 1000, records: 760, passing: 0, perThousand: 0 },
 };
