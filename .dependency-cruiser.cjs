@@ -65,7 +65,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^(functions|packages/sign-in)/' },
       // The SSM client is the sign-in package's optional peer: descriptorFromSsm imports it dynamically, and says in one line to install it.
-      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: '^node_modules/@aws-sdk/client-ssm/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: '(^|/)node_modules/@aws-sdk/client-ssm/' },
     },
     {
       name: 'client-stands-alone',
@@ -96,7 +96,7 @@ module.exports = {
         dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown', 'npm-peer', 'npm-optional'],
         dependencyTypesNot: ['type-only'],
         // The sign-in package's optional peer, imported dynamically by descriptorFromSsm only (see runtime-no-dev-dependencies).
-        pathNot: '^node_modules/@aws-sdk/client-ssm/',
+        pathNot: '(^|/)node_modules/@aws-sdk/client-ssm/',
       },
     },
     {
