@@ -65,7 +65,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^(functions|packages/sign-in)/' },
       // The SSM client is the sign-in package's optional peer: descriptorFromSsm imports it dynamically, and says in one line to install it.
-      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: '^node_modules/@aws-sdk/client-ssm/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: '(^|/)node_modules/@aws-sdk/client-ssm/' },
     },
     {
       name: 'client-stands-alone',

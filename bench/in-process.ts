@@ -6,24 +6,22 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { OPERATIONS, type OperationName } from '#contract/operations';
+import { actsOnExistingUser, OPERATIONS, type OperationName, validBodyFor } from '#contract/operations';
 import { issueKey } from '#domain/owners';
 import type { ApiHandler } from '#http/pipeline';
 import { processStores } from '#store/stores';
 import { userPk } from '#store/table-layout';
-import { handler as createUserHandler } from '../functions/createUser/handler';
-import { handler as deleteUserHandler } from '../functions/deleteUser/handler';
-import { handler as resetUserPasswordHandler } from '../functions/resetUserPassword/handler';
 import { lambdaContext as baseLambdaContext, proxyEvent } from '../local/lambda-runtime';
+import { handlerOf } from '../local/server';
 import { median, round } from './stats';
 
 export type Operation = OperationName;
 
-const HANDLERS: Record<Operation, ApiHandler> = {
-  createUser: createUserHandler,
-  resetUserPassword: resetUserPasswordHandler,
-  deleteUser: deleteUserHandler,
-};
+/** Every operation's handler, from the registry. */
+const HANDLERS = Object.fromEntries(await Promise.all(OPERATIONS.map(async (name) => [name, await handlerOf(name)]))) as Record<
+  Operation,
+  ApiHandler
+>;
 
 /** The operation's Lambda handler. */
 export const handlerFor = (operationName: Operation): ApiHandler => HANDLERS[operationName];
@@ -140,30 +138,22 @@ export async function ddbCalls(
   ownerEmail: string,
   warmKey: string,
 ): Promise<{ warm: Record<Operation, CallCount>; firstCallWithKey: Record<Operation, CallCount> }> {
-  // Each operation has its own key cache, as each deployed function does: warm the key on all three
+  // Each operation has its own key cache, as each deployed function does: warm the key on every one
   // (this also records its use for the hour, so the counts below are the operations' own calls).
-  await call('createUser', warmKey, { user_email: email('warm'), user_password: 'correct horse battery staple' });
-  await call('resetUserPassword', warmKey, { user_email: email('warm-absent'), new_password: 'a brand new passphrase' }, 404);
-  await call('deleteUser', warmKey, { user_email: email('warm-absent') }, 404);
-  const user = email('calls');
-  const warm = {
-    createUser: await counter.count(() => call('createUser', warmKey, { user_email: user, user_password: 'correct horse battery staple' })),
-    resetUserPassword: await counter.count(() =>
-      call('resetUserPassword', warmKey, { user_email: user, new_password: 'a brand new passphrase' }),
-    ),
-    deleteUser: await counter.count(() => call('deleteUser', warmKey, { user_email: user })),
-  };
+  for (const name of OPERATIONS) await call(name, warmKey, validBodyFor(name, email('warm')), actsOnExistingUser(name) ? 404 : 200);
+  // Each count on a user of its own, made beforehand (not counted) when the operation acts on one.
+  const warm = {} as Record<Operation, CallCount>;
   const cold = {} as Record<Operation, CallCount>;
-  const coldUser = email('cold');
   for (const name of OPERATIONS) {
     const { api_key: freshKey } = await issueKey(stores.owners, ownerEmail);
-    const body =
-      name === 'createUser'
-        ? { user_email: coldUser, user_password: 'correct horse battery staple' }
-        : name === 'resetUserPassword'
-          ? { user_email: coldUser, new_password: 'a brand new passphrase' }
-          : { user_email: coldUser };
-    cold[name] = await counter.count(() => call(name, freshKey, body));
+    for (const [counts, key] of [
+      [warm, warmKey],
+      [cold, freshKey],
+    ] as const) {
+      const user = email('calls');
+      if (actsOnExistingUser(name)) await call('createUser', warmKey, validBodyFor('createUser', user));
+      counts[name] = await counter.count(() => call(name, key, validBodyFor(name, user)));
+    }
   }
   return { warm, firstCallWithKey: cold };
 }

@@ -3,12 +3,14 @@
  * here and nowhere else, and a missing or malformed one fails with one line that names it.
  */
 
-import { type OperationName, OPERATIONS as REGISTRY } from '#contract/operations';
+import { OPERATIONS, type Operation } from '../bench/operations';
 import type { Demand, TableUnits } from './model';
 
-/** The operations, from the registry (functions/shared/contract/operations.ts). */
-export const OPERATIONS = REGISTRY;
-export type Operation = OperationName;
+/**
+ * The operations the model covers: the registry's that the bench measures (bench/operations.ts). One
+ * the bench does not measure yet has no inputs, and the model says so (UNMEASURED).
+ */
+export { OPERATIONS, type Operation, UNMEASURED } from '../bench/operations';
 /** The sign-in outcomes whose cost differs: a known user's right and wrong password, and an unknown e-mail. */
 export const SIGN_IN_OUTCOMES = ['ok', 'wrong', 'unknown'] as const;
 export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number];

@@ -7,7 +7,7 @@ import { table } from '../bench/report';
 import { type AwsLimitsFile, cognitoQuota } from './aws';
 import { SIGN_IN_TABLES, type SignInSizes, signInUnits } from './flows';
 import { type HotItem, type HotKeyRow, hotKeyRow, writeUnitsOf } from './hot-keys';
-import { type BenchInputs, demandOf, OPERATIONS, type Operation, SIGN_IN_OUTCOMES } from './inputs';
+import { type BenchInputs, demandOf, OPERATIONS, type Operation, SIGN_IN_OUTCOMES, UNMEASURED } from './inputs';
 import { type Assumptions, type AwsFigures, type CapacityRow, capacityRow, FULL_VCPU_MB, type StackSettings, type Subject } from './model';
 
 const COGNITO_CATEGORY = { createUser: 'UserCreation', resetUserPassword: 'UserAccountRecovery', deleteUser: 'UserUpdate' } as const;
@@ -218,7 +218,11 @@ export function renderText(model: Model, aws?: AwsFigures): string {
   const signInLine = signIn
     ? `\nSign-in rows, request units by AWS's rules (capacity/flows.ts): ${signIn.rows.map((r) => `${r.name} ${formatRps(r.rps)}`).join(', ')} a second; none above the ${formatRps(signIn.bound)} that two strongly consistent reads per attempt allow.\n`
     : '';
-  return `${renderMarkdown(model)}\n\nEvery limit, lowest first (requests/s of that request alone):\n${limits.map((line) => `- ${line}`).join('\n')}\n${signInLine}`;
+  const unmeasured =
+    UNMEASURED.length > 0
+      ? `\nNot in the model (the bench does not measure them yet, bench/operations.ts): ${UNMEASURED.join(', ')}.\n`
+      : '';
+  return `${renderMarkdown(model)}\n${unmeasured}\nEvery limit, lowest first (requests/s of that request alone):\n${limits.map((line) => `- ${line}`).join('\n')}\n${signInLine}`;
 }
 
 /** The block docs/capacity.md holds: where the figures come from, then the tables. */

@@ -23,10 +23,10 @@ export const API_PREFIX = `/${API_VERSION}`;
 
 /**
  * Each operation's handler, `functions/<operation>/handler.ts` as the stack deploys it, loaded
- * once on the operation's first request.
+ * once on the operation's first request (the bench and the tests that call handlers take them here).
  */
 const handlers = new Map<OperationName, Promise<Handler>>();
-const handlerOf = (operation: OperationName): Promise<Handler> => {
+export const handlerOf = (operation: OperationName): Promise<Handler> => {
   let loaded = handlers.get(operation);
   if (!loaded) {
     loaded = import(`../functions/${operation}/handler.ts`).then((module: { handler: Handler }) => module.handler);

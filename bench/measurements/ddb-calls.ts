@@ -9,7 +9,13 @@ import { holds, type Measurement } from '../measurement';
 import { table } from '../report';
 import { OPERATIONS, type Operation } from './service-share';
 
-const EXPECTED: Record<Operation, number> = { createUser: 1, resetUserPassword: 1, deleteUser: 2 };
+/**
+ * The calls a warm request makes (CONTRIBUTING, "How a request flows"): the target. Every operation
+ * of the registry is measured; one without an entry here is reported as having no target.
+ */
+const EXPECTED: Partial<Record<Operation, number>> = { createUser: 1, resetUserPassword: 1, deleteUser: 2 };
+const TARGETED = OPERATIONS.filter((op) => EXPECTED[op] !== undefined);
+const UNTARGETED = OPERATIONS.filter((op) => EXPECTED[op] === undefined);
 
 export interface DdbCalls {
   readonly warm: Record<Operation, CallCount>;
@@ -33,11 +39,14 @@ export const ddbCalls: Measurement<DdbCalls> = {
   },
   targets: (r) => ({
     warm: holds(
-      `DynamoDB calls: ${OPERATIONS.map((op) => `${op} ${EXPECTED[op]}`).join(', ')}`,
-      OPERATIONS.map((op) => EXPECTED[op]).join(', '),
-      OPERATIONS.map((op) => r.warm[op].total).join(', '),
-      OPERATIONS.every((op) => r.warm[op].total === EXPECTED[op]),
-      `a key's first call adds ${OPERATIONS.map((op) => r.firstCallWithKey[op].total - r.warm[op].total).join('/')}`,
+      `DynamoDB calls: ${TARGETED.map((op) => `${op} ${EXPECTED[op]}`).join(', ')}`,
+      TARGETED.map((op) => EXPECTED[op]).join(', '),
+      TARGETED.map((op) => r.warm[op].total).join(', '),
+      TARGETED.every((op) => r.warm[op].total === EXPECTED[op]),
+      `a key's first call adds ${OPERATIONS.map((op) => r.firstCallWithKey[op].total - r.warm[op].total).join('/')}` +
+        (UNTARGETED.length > 0
+          ? `; no target for ${UNTARGETED.join(', ')} (measured: ${UNTARGETED.map((op) => r.warm[op].total).join(', ')})`
+          : ''),
     ),
   }),
   render: (r) => `## DynamoDB calls per request

@@ -7,16 +7,16 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { OPERATIONS, type OperationName } from '#contract/operations';
 import { floorProbe } from '../floor';
 import { atMost, type Measurement, resultIn } from '../measurement';
+import { OPERATIONS, type Operation } from '../operations';
 import { table } from '../report';
 import { formatSpread, MIN_ROUNDS, median, percentile, round, type Spread, spread } from '../stats';
 import { cpuBetween, threadCpu } from '../thread-cpu';
 import { argon2 } from './argon2';
 
 const OPS = OPERATIONS;
-type Op = OperationName;
+type Op = Operation;
 /** The operations with a floor here: a hash then the write. */
 const FLOORED = ['createUser', 'resetUserPassword'] as const;
 type Floored = (typeof FLOORED)[number];

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { actsOnExistingUser, validBodyFor } from '#contract/operations';
 import { digestApiKey } from '#domain/api-keys';
 import { createCostlyLane } from '#domain/costly-lane';
 import { keySecrets } from '#domain/idempotency';
@@ -92,19 +93,24 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
       );
       if (result.statusCode !== 200) throw new Error(`${op} answered ${result.statusCode} ${result.body}`);
     };
-    const bodies = (email: string): Record<Operation, object> => ({
-      createUser: { user_email: email, user_password: PASSWORD },
-      resetUserPassword: { user_email: email, new_password: 'a brand new passphrase' },
-      deleteUser: { user_email: email },
-    });
+    // Each operation's body: its module's documented one, about the user at hand.
+    const bodies = (email: string) =>
+      Object.fromEntries(OPERATIONS.map((op) => [op, validBodyFor(op, email)])) as Record<Operation, object>;
+    const newUser = (tag: string) => `${tag}-${randomUUID().slice(0, 13)}@example.com`;
+    /** A user for `op`: one made beforehand (part of no footprint) when the operation acts on an existing user. */
+    const userFor = async (op: Operation, tag: string) => {
+      const email = newUser(tag);
+      if (actsOnExistingUser(op)) await call('createUser', bodies(email).createUser);
+      return email;
+    };
     // Each function looks its key up once and records its use once an hour: part of no request's footprint.
-    const warm = `warm-${randomUUID().slice(0, 13)}@example.com`;
-    for (const op of OPERATIONS) await call(op, bodies(warm)[op]);
+    for (const op of OPERATIONS) await call(op, bodies(await userFor(op, 'warm'))[op]);
     const each = async (idempotent: boolean) => {
-      const email = `units-${randomUUID().slice(0, 13)}@example.com`;
       const result = {} as Record<Operation, Footprint>;
-      for (const op of OPERATIONS)
+      for (const op of OPERATIONS) {
+        const email = await userFor(op, 'units');
         result[op] = await footprint(email, () => call(op, bodies(email)[op], idempotent ? randomUUID() : undefined));
+      }
       return result;
     };
     const operations = await each(false);
@@ -115,7 +121,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     // No hash here is dear enough for the costly lane; it is built as the module builds it, and closed.
     const lane = createCostlyLane();
     const user = `sign-in-${randomUUID().slice(0, 13)}@example.com`;
-    await call('createUser', bodies(user).createUser);
+    await call('createUser', { ...bodies(user).createUser, user_password: PASSWORD });
     const attempt = (email: string, password: string) => () =>
       signIn({ store, setting: env.setting, lane }, { ownerId: env.owner.ownerId, email, password }).then(() => undefined);
     const nobody = `nobody-${randomUUID().slice(0, 13)}@example.com`;

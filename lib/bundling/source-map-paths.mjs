@@ -6,12 +6,23 @@
  * the bundler runs it with the Node that runs the synth, before any TypeScript loader.
  */
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 
 const [assetDir, projectRoot] = process.argv.slice(2);
 if (!assetDir || !projectRoot) throw new Error('usage: source-map-paths.mjs <asset dir> <project root>');
 const file = join(assetDir, 'index.mjs.map');
 const map = JSON.parse(readFileSync(file, 'utf8'));
-map.sources = map.sources.map((source) => relative(projectRoot, resolve(assetDir, source)).split(sep).join('/'));
+// esbuild follows symlinks: when node_modules is a link (a git worktree, a scratch copy sharing one
+// install), a package's sources lie outside the project. They are named under node_modules all the same,
+// so the asset, and its hash, do not depend on where the install really is.
+const modules = join(projectRoot, 'node_modules');
+const realModules = existsSync(modules) ? realpathSync(modules) : modules;
+const underProject = (path) =>
+  path === realModules || path.startsWith(realModules + sep) ? join(modules, relative(realModules, path)) : path;
+map.sources = map.sources.map((source) =>
+  relative(projectRoot, underProject(resolve(assetDir, source)))
+    .split(sep)
+    .join('/'),
+);
 writeFileSync(file, JSON.stringify(map));

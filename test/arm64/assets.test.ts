@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
+import { type Case, EXAMPLE_OWNER_EMAIL, EXAMPLE_USER_EMAIL, GIVEN_NO_USER } from '#contract/define-operation';
+import { actsOnExistingUser, DEFINITIONS } from '#contract/operations';
 import { handler as createUserHandler } from '../../functions/createUser/handler';
 import { OPERATIONS, type Operation } from '../../lib/user-management-stack';
 import { proxyEvent } from '../../local/lambda-runtime';
@@ -109,24 +110,22 @@ it.each(OPERATIONS)(
     const { apiKey, ownerEmail } = await newOwner(`arm64-${operation}`);
     const email = uniqueEmail(`arm64-${operation.toLowerCase()}`);
     const password = 'correct horse battery staple';
-    // The user reset and delete act on, created by the in-process handler (createUser's first case makes its own).
-    const existing = operation === 'createUser' ? [] : [{ user_email: email, user_password: password }];
+    // The user the operation acts on, when it acts on one, created by the in-process handler.
+    const existing = actsOnExistingUser(operation) ? [{ user_email: email, user_password: password }] : [];
     const made = await Promise.all(existing.map((body) => invoke(createUserHandler, body, apiKey)));
     expect(made.map(({ status, body }) => [status, body])).toEqual(existing.map((body) => [200, body]));
-    const cases = {
-      createUser: [
-        [{ user_email: email, user_password: password }, 200, { user_email: email, user_password: password }],
-        [{ user_email: email, user_password: password }, 409, { message: MESSAGES.userExists }],
-      ],
-      resetUserPassword: [
-        [{ user_email: email, new_password: 'a brand new passphrase' }, 200, { message: MESSAGES.passwordReset }],
-        [{ user_email: uniqueEmail('nobody'), new_password: 'a brand new passphrase' }, 404, { message: MESSAGES.userNotFound }],
-      ],
-      deleteUser: [
-        [{ user_email: email }, 200, { message: MESSAGES.userDeleted }],
-        [{ user_email: ownerEmail }, 403, { message: MESSAGES.deleteWhiteLabel }],
-      ],
-    }[operation] as [unknown, number, unknown][];
+    // The module's documented success and its first documented refusal, about this test's users.
+    const exampleUser = new RegExp(EXAMPLE_USER_EMAIL.replaceAll('.', '\\.'), 'gi');
+    const nobody = uniqueEmail('nobody');
+    const { docs } = DEFINITIONS[operation];
+    const cases = [docs.success, docs.refusals[0]!].map(
+      (documented: Case) =>
+        JSON.parse(
+          JSON.stringify([documented.request, documented.status, documented.response])
+            .replaceAll(EXAMPLE_OWNER_EMAIL, ownerEmail)
+            .replace(exampleUser, documented.given === GIVEN_NO_USER ? nobody : email),
+        ) as [unknown, number, unknown],
+    );
     const run = runOnArm64(
       operation,
       cases.map(([body]) => ({ body, apiKey })),

@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ALL_MESSAGES as MESSAGES } from '#contract/operations';
+import { ALL_MESSAGES as MESSAGES, POLICY_FIELDS, validBodyFor } from '#contract/operations';
 import { type ApiResponse, apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { collection, ownerWithId, profileOf, seedAssociatedData, storedPasswordIs, type TestOwner } from './support/world';
@@ -116,28 +116,40 @@ describe('concurrent reset and delete of one user never leave a half state', () 
     return { created, items: items.length, passwordSetInRace: profile !== undefined && items.length === 1 && setInRace.includes(true) };
   }
 
-  type Step = 'create' | 'reset' | 'delete';
-  const body = (step: Step, email: string) =>
-    step === 'create'
-      ? { user_email: email, user_password: 'created in the race' }
-      : step === 'reset'
-        ? { user_email: email, new_password: 'reset in the race' }
-        : { user_email: email };
+  /** Each step is an operation, its body the module's documented one, with the password it sets in the race. */
+  type Step = 'createUser' | 'resetUserPassword' | 'deleteUser';
+  const SET_IN_RACE: Partial<Record<Step, string>> = { createUser: 'created in the race', resetUserPassword: 'reset in the race' };
+  const body = (step: Step, email: string) => ({
+    ...validBodyFor(step, email),
+    ...Object.fromEntries(POLICY_FIELDS[step].map((field) => [field, SET_IN_RACE[step]])),
+  });
 
   // Every branch of the race above, forced by sending the same four requests in one order.
   it.each([
-    ['create first (409), then reset and the deletes: gone', ['create', 'reset', 'delete', 'delete'], [409, 200, 200, 404], 0, null],
-    ['a delete, then the create, then the other delete: gone', ['delete', 'create', 'delete', 'reset'], [200, 200, 200, 404], 0, null],
+    [
+      'create first (409), then reset and the deletes: gone',
+      ['createUser', 'resetUserPassword', 'deleteUser', 'deleteUser'],
+      [409, 200, 200, 404],
+      0,
+      null,
+    ],
+    [
+      'a delete, then the create, then the other delete: gone',
+      ['deleteUser', 'createUser', 'deleteUser', 'resetUserPassword'],
+      [200, 200, 200, 404],
+      0,
+      null,
+    ],
     [
       'both deletes, then the create, then the reset: back with the reset password',
-      ['delete', 'delete', 'create', 'reset'],
+      ['deleteUser', 'deleteUser', 'createUser', 'resetUserPassword'],
       [200, 404, 200, 200],
       1,
       'reset in the race',
     ],
     [
       'both deletes and the reset, then the create: back with the created password',
-      ['delete', 'reset', 'delete', 'create'],
+      ['deleteUser', 'resetUserPassword', 'deleteUser', 'createUser'],
       [200, 404, 404, 200],
       1,
       'created in the race',
@@ -147,11 +159,7 @@ describe('concurrent reset and delete of one user never leave a half state', () 
     expect((await api('/v1/createUser', { user_email: email, user_password: 'before the race' })).status).toBe(200);
     await seedAssociatedData(owner.ownerId, email, 30);
     const answered: number[] = [];
-    for (const step of steps)
-      answered.push(
-        (await api(`/v1/${step === 'create' ? 'createUser' : step === 'reset' ? 'resetUserPassword' : 'deleteUser'}`, body(step, email)))
-          .status,
-      );
+    for (const step of steps) answered.push((await api(`/v1/${step}`, body(step, email))).status);
     expect(answered).toEqual(statuses);
     const left = await collection(owner.ownerId, email);
     expect(left.map((item) => item.sk)).toEqual(items === 0 ? [] : ['PROFILE']);

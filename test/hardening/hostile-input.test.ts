@@ -11,12 +11,12 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { MESSAGES } from '#contract/messages';
+import { OPERATIONS, type OperationName } from '#contract/operations';
 import { issueKey, revokeKey } from '#domain/owners';
+import type { ApiHandler } from '#http/pipeline';
 import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
-import { handler as createUser } from '../../functions/createUser/handler';
-import { handler as deleteUser } from '../../functions/deleteUser/handler';
-import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
+import { handlerOf } from '../../local/server';
 import { apiClient } from '../support/http-client';
 import { startLocalServer, uniqueEmail } from '../support/local';
 import { expectContractResponse } from './support/contract';
@@ -27,7 +27,11 @@ import { lambdaContext, ownerWithId, proxyEvent } from './support/world';
 const HANDLER_RUNS = 2_500;
 const HTTP_RUNS = 500;
 
-const HANDLERS = { createUser, resetUserPassword, deleteUser };
+/** Every operation's handler, from the registry. */
+const HANDLERS = Object.fromEntries(await Promise.all(OPERATIONS.map(async (name) => [name, await handlerOf(name)]))) as Record<
+  OperationName,
+  ApiHandler
+>;
 const { config, stores } = processStores();
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let keys: Keys;

@@ -320,7 +320,7 @@ describe('business metrics and alarms', () => {
         EvaluationPeriods: 1,
         TreatMissingData: 'notBreaching',
         Metrics: [
-          Match.objectLike({ Expression: 'FILL(failed0, 0) + FILL(failed1, 0) + FILL(failed2, 0)', ReturnData: true }),
+          Match.objectLike({ Expression: OPERATIONS.map((_, i) => `FILL(failed${i}, 0)`).join(' + '), ReturnData: true }),
           ...OPERATIONS.map(failed),
         ],
       });

@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { OPERATIONS } from '#contract/operations';
 import { processStores } from '#store/stores';
 import { measureRequestUnits, type RequestUnits } from '../../bench/measurements/request-units';
+import { OPERATIONS } from '../../bench/operations';
 import { itemBytes } from '../../bench/request-units';
 import { signInUnits } from '../../capacity/flows';
 import { localClient } from '../../local/dynamodb-local';

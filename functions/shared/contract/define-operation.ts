@@ -105,12 +105,15 @@ export const whiteLabelCase = (message: string, request: JsonObject): Case => ({
   response: { message },
 });
 
+/** The documented `given` of a case about a user that is not there. */
+export const GIVEN_NO_USER = `\`${EXAMPLE_USER_EMAIL}\` is not a user of the caller's tool.`;
+
 /** The 404 of an operation on a user that is not there. */
 export const notFoundCase = (message: string, request: JsonObject): Case => ({
   name: 'userNotFound',
   status: 404,
   summary: "No such user in the caller's tool (another owner's users do not exist to the caller)",
-  given: `\`${EXAMPLE_USER_EMAIL}\` is not a user of the caller's tool.`,
+  given: GIVEN_NO_USER,
   request,
   response: { message },
 });

@@ -7,7 +7,14 @@
  */
 
 import type { PasswordPolicy } from '#platform/config';
-import { API_VERSION, type OperationDefinition, type OperationEntry } from './define-operation';
+import {
+  API_VERSION,
+  EXAMPLE_USER_EMAIL,
+  GIVEN_USER_EXISTS,
+  type JsonObject,
+  type OperationDefinition,
+  type OperationEntry,
+} from './define-operation';
 import { MESSAGES as SHARED_MESSAGES } from './messages';
 import { createUser } from './operations/createUser';
 import { deleteUser } from './operations/deleteUser';
@@ -58,6 +65,16 @@ export const operationPath = (operation: OperationName): string => `/${API_VERSI
 
 /** Whether `name` is one of the operations. */
 export const isOperationName = (name: string): name is OperationName => Object.hasOwn(DEFINITIONS, name);
+
+/**
+ * A valid body of `operation` about the user `email`: its module's documented one (`docs.validBody`)
+ * with that e-mail in it. The bench and the tests that call every operation take their bodies here.
+ */
+export const validBodyFor = (operation: OperationName, email: string): JsonObject =>
+  JSON.parse(JSON.stringify(DEFINITIONS[operation].docs.validBody).replaceAll(JSON.stringify(EXAMPLE_USER_EMAIL), JSON.stringify(email)));
+
+/** Whether `operation` acts on a user that exists already (its documented success is given one). */
+export const actsOnExistingUser = (operation: OperationName): boolean => DEFINITIONS[operation].docs.success.given === GIVEN_USER_EXISTS;
 
 /** Any operation's module, for code that serves whichever it is given. */
 export type AnyOperation = OperationDefinition<OperationName>;
