@@ -13,7 +13,7 @@ import { OPERATIONS, type Operation } from './service-share';
  * The calls a warm request makes (CONTRIBUTING, "How a request flows"): the target. Every operation
  * of the registry is measured; one without an entry here is reported as having no target.
  */
-const EXPECTED: Partial<Record<Operation, number>> = { createUser: 1, resetUserPassword: 1, deleteUser: 2 };
+const EXPECTED: Partial<Record<Operation, number>> = { createUser: 1, resetUserPassword: 1, deleteUser: 3 };
 const TARGETED = OPERATIONS.filter((op) => EXPECTED[op] !== undefined);
 const UNTARGETED = OPERATIONS.filter((op) => EXPECTED[op] === undefined);
 

@@ -146,14 +146,14 @@ const ddbCalls: DdbCalls = {
   warm: {
     createUser: { total: 1, byCommand: { PutItem: 1 }, capacityUnits: { read: 0, write: 1 } },
     resetUserPassword: { total: 1, byCommand: { UpdateItem: 1 }, capacityUnits: { read: 0, write: 1 } },
-    deleteUser: { total: 2, byCommand: { Query: 1, DeleteItem: 1 }, capacityUnits: { read: 1, write: 1 } },
+    deleteUser: { total: 3, byCommand: { Query: 2, DeleteItem: 1 }, capacityUnits: { read: 1, write: 1 } },
   },
   firstCallWithKey: {
     createUser: { total: 4, byCommand: { GetItem: 2, UpdateItem: 1, PutItem: 1 }, capacityUnits: { read: 1, write: 2 } },
     resetUserPassword: { total: 4, byCommand: { GetItem: 2, UpdateItem: 2 }, capacityUnits: { read: 1, write: 2 } },
     deleteUser: {
-      total: 5,
-      byCommand: { GetItem: 2, UpdateItem: 1, Query: 1, DeleteItem: 1 },
+      total: 6,
+      byCommand: { GetItem: 2, UpdateItem: 1, Query: 2, DeleteItem: 1 },
       capacityUnits: { read: 2, write: 2 },
     },
   },
