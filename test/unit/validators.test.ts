@@ -12,6 +12,7 @@ import transform from 'ajv-keywords/dist/keywords/transform.js';
 import fc from 'fast-check';
 import { OPERATIONS, operationSchemas, POLICY_FIELDS } from '#contract/operations';
 import { messageFor } from '#contract/schemas';
+import { codePoints } from '#domain/password-policy';
 import { buildValidatorModules, VALIDATORS_DIR } from '../../codegen/validators';
 import { refusedByLists } from '../support/password-lists';
 import { validationStep } from '../support/validation';
@@ -37,6 +38,14 @@ const value = fc.oneof(
 const bodies = fc
   .dictionary(fc.constantFrom(...fields), value, { maxKeys: 4 })
   .map((o) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
+
+/** Whether a policy field of the body is a string that NFC makes longer or shorter in code points. */
+function nfcChangesLength(fields: readonly string[], body: Record<string, unknown>): boolean {
+  return fields.some((field) => {
+    const value = body[field];
+    return typeof value === 'string' && codePoints(value) !== codePoints(value.normalize('NFC'));
+  });
+}
 
 const POLICIES = [
   { minLength: 8, maxLength: 1024 },
@@ -74,6 +83,9 @@ describe('precompiled validators', () => {
         fc.assert(
           fc.property(bodies, (body) => {
             fc.pre(!refusedByLists(POLICY_FIELDS[name], body));
+            // No JSON Schema counts code points after NFC: a password whose length NFC changes is held to both lengths by
+            // the service alone (password-policy.test.ts, withinLimits), so the schema is no reference for it.
+            fc.pre(!nfcChangesLength(POLICY_FIELDS[name], body));
             const expectedBody = structuredClone(body);
             const expected = full(expectedBody) ? { ok: expectedBody } : { message: messageFor(full.errors ?? [], rows) };
             const event = { body: structuredClone(body) };

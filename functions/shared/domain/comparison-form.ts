@@ -77,7 +77,9 @@ export function countLookAlikes(text: string): string {
 export function comparisonForm(text: string): string {
   // ASCII: NFKC changes nothing, nothing is default-ignorable or a look-alike, and folding is lower-casing.
   if (!NOT_ASCII.test(text)) return text.toLowerCase().replace(SURROUNDING_ASCII_WHITE_SPACE, '');
-  // Before folding too: İ folds to two code points. The table's letters are case-folded ones.
-  const folded = countLookAlikes(caseFold(countLookAlikes(text.normalize('NFKC').replace(DEFAULT_IGNORABLE, ''))));
+  // Before folding too: İ folds to two code points. The table's letters are case-folded ones. After folding, on the
+  // canonical decomposition, so a look-alike inside a precomposed letter (ΐ is ι with two accents) is mapped as the bare
+  // one is: else NFKC would compose it one pass and folding split it the next, and the form would not be a fixed point.
+  const folded = countLookAlikes(caseFold(countLookAlikes(text.normalize('NFKC').replace(DEFAULT_IGNORABLE, ''))).normalize('NFD'));
   return folded.normalize('NFKC').replace(SURROUNDING_WHITE_SPACE, '');
 }

@@ -13,6 +13,6 @@ export const BLOCKLIST_COUNTS = { sourceEntries: 437652, formChanged: 13927, dis
  */
 export const BLOCKLIST_LAYOUT = { valueBits: 42, riceBits: 23, bucketBits: 11 } as const;
 /** blocklist.bin's length in bytes: a file of another length is refused when read. */
-export const BLOCKLIST_BYTES = 1294648;
+export const BLOCKLIST_BYTES = 1294647;
 /** blocklist.bin's name, beside this module and, in a Lambda asset, in generated/ beside index.mjs. */
 export const BLOCKLIST_FILE = 'blocklist.bin';
