@@ -204,7 +204,7 @@ export const latency: Measurement<Latency> = {
 The SDK floor: the service's own document client sending the operation's bare DynamoDB calls after one hash at the service's setting, back to back, no pipeline, no HTTP: ${r.floor.hashThenPut.p50Ms} ms for a hash then the PutItem, ${r.floor.hashThenUpdate.p50Ms} ms for a hash then the UpdateItem (p50). ${r.rounds} rounds of ${r.requestsPerRound} requests of each; each ratio is the median over the rounds, its range in brackets.
 
 - The handler alone, called in process as Lambda calls it, alternating with that bare work (per round, the median of each call's ratio to the bare work beside it): createUser ${r.handler.createUser.p50Ms} ms (${ratio(r.handler.createUser.overFloor)}), resetUserPassword ${r.handler.resetUserPassword.p50Ms} ms (${ratio(r.handler.resetUserPassword.overFloor)}) p50.
-- Over HTTP at concurrency 1 (the local server in its own process; per round, its p50 over the bare work's): createUser ${r.http.createUser.p50Ms} ms (${ratio(r.http.createUser.overFloor!)}), resetUserPassword ${r.http.resetUserPassword.p50Ms} ms (${ratio(r.http.resetUserPassword.overFloor!)}), deleteUser ${r.http.deleteUser.p50Ms} ms p50.
+- Over HTTP at concurrency 1 (the local server in its own process; per round, its p50 over the bare work's): ${OPS.map((op) => `${op} ${r.http[op].p50Ms} ms${r.http[op].overFloor ? ` (${ratio(r.http[op].overFloor)})` : ''}`).join(', ')} p50.
 
 ${table(
   ['operation', 'c=1 p50 ms', 'c=1 p99 ms', 'c=1 req/s', 'errors', 'server CPU ms', 'server non-hash CPU ms'],

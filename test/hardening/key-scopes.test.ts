@@ -157,7 +157,7 @@ describe('expiry', () => {
 
     // And on a fresh lookup (the cache expired), and for every operation.
     jest.setSystemTime(expiresAt + config.apiKeyCacheTtlMs + 1);
-    for (const path of ['/v1/createUser', '/v1/resetUserPassword', '/v1/deleteUser']) {
+    for (const path of OPERATIONS.map((operation) => `/v1/${operation}`)) {
       const refused = await api(path, { user_email: uniqueEmail('x'), new_password: 'whatever password' });
       expect([path, refused.status, refused.body]).toEqual([path, ...unauthorized]);
     }
