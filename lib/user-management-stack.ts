@@ -177,12 +177,16 @@ export class UserManagementStack extends Stack {
       config: config.release,
       alarmTopic,
       latencyP99ThresholdMs: config.latencyAlarmP99Ms,
+      logRetention: config.logRetention,
+      logRemovalPolicy: config.removalPolicy,
     });
     for (const operation of OPERATIONS) {
-      this.release.add(upperFirst(operation), functions[operation], this.monitoring.releaseAlarms);
+      this.release.add(upperFirst(operation), functions[operation], this.monitoring.releaseAlarms, { hookPath: operationPath(operation) });
     }
-    // A batch of up to 100 records takes longer than a request by nature: its slowness shows as lag, which alarms.
-    this.release.add('LifecycleEventsConsumer', this.lifecycleEvents.consumer, this.lifecycleEvents.alarms, { latencyAlarm: false });
+    // The consumer is judged by its new version's own errors: a failed batch is retried through the alias,
+    // where most retries land on the old version, so the stage's lag and dead-letter alarms barely move.
+    // A batch of up to 100 records takes longer than a request by nature: no latency alarm.
+    this.release.add('LifecycleEventsConsumer', this.lifecycleEvents.consumer, [], { latencyAlarm: false });
     this.monitoring.showAlarms(...this.release.versionAlarms);
 
     new CfnOutput(this, 'AlarmTopicArn', { description: 'The SNS topic every alarm of the stage notifies', value: alarmTopic.topicArn });

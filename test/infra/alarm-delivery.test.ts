@@ -219,7 +219,8 @@ describe('what cdk destroy leaves (docs/deploy.md, "Remove a stage")', () => {
         'AWS::DynamoDB::Table Retain': TABLE_LAYOUTS.length,
         'AWS::KMS::Key Retain': 1,
         'AWS::Lambda::Version Retain': OPERATIONS.length + 1,
-        'AWS::Logs::LogGroup Retain': expectedLogGroupCount(),
+        // And each pre-traffic hook's (one per released function), which record the releases' verdicts.
+        'AWS::Logs::LogGroup Retain': expectedLogGroupCount() + OPERATIONS.length + 1,
         'AWS::SNS::Topic Retain': 1,
         'AWS::SQS::Queue Retain': 1,
       });

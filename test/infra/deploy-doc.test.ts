@@ -5,6 +5,7 @@
  * staging command's context accepted by the app, its alarm check met.
  */
 
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Stack } from 'aws-cdk-lib';
@@ -131,5 +132,21 @@ describe('the staging command', () => {
     const { alarmEmail: _dropped, ...rest } = staging()[0]!.context;
     const { stages } = buildApp({ context: { ...rest, 'aws:cdk:bundling-stacks': [] } });
     expect(Object.keys(Assertions.fromStack(stages.staging!).toJSON().Rules ?? {})).toContain('AlarmsHaveASubscriber');
+  });
+});
+
+describe('a rollback by hand that the next deploy survives', () => {
+  // Every Markdown file of the repository (node_modules and build output aside).
+  const markdownFiles = execFileSync('git', ['ls-files', '*.md', '**/*.md'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+
+  it('no Markdown file moves a live alias with update-alias (CodeDeploy manages it; CloudFormation would go stale)', () => {
+    expect(markdownFiles.length).toBeGreaterThan(10);
+    const offending = markdownFiles.filter((file) => /update-alias/.test(readFileSync(new URL(file, ROOT), 'utf8')));
+    expect(offending).toEqual([]);
+  });
+
+  it('the guide rolls back through CodeDeploy (stop with rollback) or by deploying the previous commit', () => {
+    expect(commands).toContain('aws deploy stop-deployment --deployment-id d-XXXXXXXXX --auto-rollback-enabled');
+    expect(doc).toMatch(/deploy the previous commit/);
   });
 });

@@ -8,10 +8,10 @@ import { describe, expect, it } from '@jest/globals';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { LIVE_ALIAS } from '../../lib/constructs/handler-function';
-import { RELEASE_CONFIGS } from '../../lib/constructs/release';
+import { bakeMinutes, RELEASE_CONFIGS } from '../../lib/constructs/release';
 import { STAGES } from '../../lib/stage-config';
 import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
-import { resourcesOf, synthStage } from './synth';
+import { resourcesOf, statementsOfRole, synthStage } from './synth';
 
 const byStage = Object.fromEntries(STAGES.map((stage) => [stage, synthStage(stage)])) as Record<
   (typeof STAGES)[number],
@@ -50,7 +50,16 @@ describe.each(STAGES)('%s: versions behind a live alias', (stage) => {
       expect(resources[versionId]?.Type).toBe('AWS::Lambda::Version');
       expect(resources[versionId]?.Properties).toEqual({ FunctionName: ref(stack, fn.function) });
     }
-    const functions = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    // Every function but the pre-traffic hooks, which nothing calls but CodeDeploy.
+    const hooks = new Set(
+      Object.values(resources).flatMap((r) =>
+        [
+          (r.UpdatePolicy as { CodeDeployLambdaAliasUpdate?: { BeforeAllowTrafficHook?: { Ref: string } } } | undefined)
+            ?.CodeDeployLambdaAliasUpdate?.BeforeAllowTrafficHook?.Ref ?? [],
+        ].flat(),
+      ),
+    );
+    const functions = Object.entries(resources).filter(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && !hooks.has(id));
     expect(Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Alias')).toHaveLength(functions.length);
   });
 
@@ -165,9 +174,12 @@ describe('gradual releases on CodeDeploy, rolled back on alarm, on failure and o
         }
         // The alarms watch the new version before the alias update starts the deployment.
         expect(alias.DependsOn).toEqual(expect.arrayContaining(own));
-        // And the stage's: the 5xx rate and function 500s for an API function, the lifecycle events' for the consumer.
-        expect(alarms).toEqual(expect.arrayContaining(name === 'consumer' ? stageWide.consumer : stageWide.api));
-        expect(alarms).toHaveLength(own.length + (name === 'consumer' ? stageWide.consumer : stageWide.api).length);
+        // And for an API function the stage's 5xx rate and function 500s that can fire within the bake time
+        // (prod's 15 minutes take both, staging's 5 the 1-minute function 500s only); the consumer none.
+        const fitting = stage === 'prod' ? stageWide.api : stageWide.api.filter((id) => id.startsWith('MonitoringFunctionFailures'));
+        const expected = name === 'consumer' ? [] : fitting;
+        expect(alarms).toEqual(expect.arrayContaining(expected));
+        expect(alarms).toHaveLength(own.length + expected.length);
       }
     },
   );
@@ -195,5 +207,52 @@ describe('gradual releases on CodeDeploy, rolled back on alarm, on failure and o
     expect(() => synthStage('prod', { release: 'Canary50Percent1Minute' })).toThrow(
       'Context release must be one of AllAtOnce, Canary10Percent5Minutes',
     );
+  });
+});
+
+describe.each(['staging', 'prod'] as const)('%s: what a release watches', (stage) => {
+  const { template, stack } = byStage[stage];
+  const resources = resourcesOf(template);
+  const aliasPolicy = (fn: { alias: { node: { defaultChild?: unknown } } }) =>
+    (resources[logicalId(stack, fn.alias)]!.UpdatePolicy as { CodeDeployLambdaAliasUpdate: Record<string, unknown> })
+      .CodeDeployLambdaAliasUpdate;
+
+  it("each alias's update runs a pre-traffic hook that may invoke only that function's new version and report to CodeDeploy", () => {
+    for (const { fn, name } of releasedFunctions(stack)) {
+      const hookRef = aliasPolicy(fn).BeforeAllowTrafficHook as { Ref: string };
+      const hook = resources[hookRef.Ref]!;
+      expect(hook.Type).toBe('AWS::Lambda::Function');
+      const env = (hook.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const versionId = versionIdOf(resources, logicalId(stack, fn.alias));
+      expect(env.TARGET_VERSION_ARN).toEqual({ Ref: versionId });
+      expect(env.TARGET_PATH).toBe(name === 'consumer' ? undefined : `/v1/${name}`);
+      const roleId = (hook.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const actions = statementsOfRole(template, roleId).flatMap((statement) => statement.Action);
+      expect([...new Set(actions)].sort()).toEqual(
+        ['codedeploy:PutLifecycleEventHookExecutionStatus', 'lambda:InvokeFunction', 'logs:CreateLogStream', 'logs:PutLogEvents'].sort(),
+      );
+      const invoke = statementsOfRole(template, roleId).filter((statement) => statement.Action.includes('lambda:InvokeFunction'));
+      expect(invoke.map((statement) => statement.Resource)).toEqual([{ Ref: versionId }]);
+    }
+  });
+
+  it("every alarm a deployment watches can fire within its bake time (period × evaluation periods, from the template); the consumer's only its own errors", () => {
+    const bakeSeconds = bakeMinutes(stack.config.release) * 60;
+    const windowOf = (alarm: Record<string, unknown>) => {
+      const metrics = (alarm.Metrics ?? []) as { Period?: number; MetricStat?: { Period: number } }[];
+      const period = (alarm.Period as number | undefined) ?? Math.max(...metrics.map((m) => m.Period ?? m.MetricStat?.Period ?? 0));
+      return period * (alarm.EvaluationPeriods as number);
+    };
+    for (const { fn, name } of releasedFunctions(stack)) {
+      const group = resources[(aliasPolicy(fn).DeploymentGroupName as { Ref: string }).Ref]!;
+      const watched = (group.Properties!.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms.map(
+        (alarm) => resources[alarm.Name.Ref]!.Properties!,
+      );
+      expect(watched.length).toBeGreaterThan(0);
+      for (const alarm of watched)
+        expect({ alarm: alarm.AlarmName, fits: windowOf(alarm) <= bakeSeconds }).toEqual({ alarm: alarm.AlarmName, fits: true });
+      if (name === 'consumer')
+        expect(watched.map((alarm) => alarm.AlarmName)).toEqual([`UserManagement-${stage}-LifecycleEventsConsumer-new-version-errors`]);
+    }
   });
 });

@@ -112,14 +112,18 @@ describe('tables', () => {
 });
 
 describe('functions', () => {
-  it('three API functions and the stream consumer on Node 24, arm64, handler export "handler", source maps on', () => {
-    prod.template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 1);
+  it('three API functions and the stream consumer on Node 24, arm64, handler export "handler", source maps on; a pre-traffic hook for each', () => {
+    // A gradual stage adds one pre-traffic hook per released function (release.test.ts).
+    prod.template.resourceCountIs('AWS::Lambda::Function', 2 * (OPERATIONS.length + 1));
     prod.template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
-      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps' }) },
     });
+    for (const fn of [...OPERATIONS.map((operation) => prod.stack.functions[operation]), prod.stack.lifecycleEvents.consumer])
+      expect(resourcesOf(prod.template)[logicalId(prod.stack, fn.function)]?.Properties?.Environment).toEqual({
+        Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps' }),
+      });
   });
 
   it.each(OPERATIONS)('%s: environment, memory, timeout under API Gateway 29 s, own log group', (operation) => {
@@ -690,8 +694,10 @@ describe('X-Ray', () => {
     ['staging', 0.2],
     ['prod', 0.05],
   ] as const)('%s: active tracing on every function and the stage, sampled by its own rule at %d', (stage, rate) => {
-    const { template } = byStage[stage];
-    template.allResourcesProperties('AWS::Lambda::Function', { TracingConfig: { Mode: 'Active' } });
+    const { template, stack } = byStage[stage];
+    // Every function a caller invokes; the pre-traffic hooks, which only CodeDeploy invokes, are not traced.
+    for (const fn of [...OPERATIONS.map((operation) => stack.functions[operation]), stack.lifecycleEvents.consumer])
+      expect(resourcesOf(template)[logicalId(stack, fn.function)]?.Properties?.TracingConfig).toEqual({ Mode: 'Active' });
     template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
     template.hasResourceProperties('AWS::XRay::SamplingRule', {
       SamplingRule: Match.objectLike({
@@ -756,6 +762,11 @@ describe('cdk-nag acknowledgements', () => {
       [
         ...decisions,
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+        // CodeDeploy may invoke each pre-traffic hook and its versions.
+        ...['CreateUser', 'DeleteUser', 'LifecycleEventsConsumer', 'ResetUserPassword'].map(
+          (name) =>
+            `AwsSolutions-IAM5[Resource::<${byStage[stage].stack.getLogicalId(byStage[stage].stack.release.hooks[name]!.node.defaultChild as CfnElement)}.Arn>:*]`,
+        ),
       ].sort(),
     );
     for (const [, reason] of acknowledged) expect(reason.length).toBeGreaterThan(60);
