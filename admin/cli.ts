@@ -7,7 +7,8 @@
  * (lifecycle events kept after failing) in replay-events.ts.
  *
  * Local engine by default, found exactly as `npm start` finds it (DYNAMODB_ENDPOINT, else
- * http://127.0.0.1:${DYNAMODB_PORT}, else port 8000; tables `users` and `owners`). Against AWS:
+ * http://127.0.0.1:${DYNAMODB_PORT}, else the endpoint npm start wrote in .data/sign-in.json, else
+ * port 8000; tables `users` and `owners`). Against AWS:
  * give the stage's table names with --users-table and --owners-table (or USERS_TABLE_NAME /
  * OWNERS_TABLE_NAME) and leave DYNAMODB_ENDPOINT and DYNAMODB_PORT unset; credentials and
  * region come from the usual AWS chain.
@@ -25,6 +26,7 @@ import { createUserTransferStore } from '#store/user-transfer-store';
 import { commandUsage } from './command-usage';
 import { KEY_OPTIONS, KEY_USAGE, parseKeyCommand, runKeyCommand, UsageError } from './key-commands';
 import { MIGRATE_USAGE, migrateSignInStateCommand } from './migrate-sign-in-state';
+import { discoveredFrom, useNpmStartEngine } from './npm-start-engine';
 import { POLICY_COMMANDS, POLICY_USAGE, passwordPolicyCommand } from './policy-commands';
 import { REAPPLY_USAGE, reapplyDeletionsCommand } from './reapply-deletions';
 import { REPLAY_USAGE, replayEventsCommand } from './replay-events';
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
   // `--help` anywhere: the usage on stdout and exit 0, as the contract says; after a command, that command's.
   if (process.argv.slice(2).includes('--help')) return void process.stdout.write(`${commandUsage(USAGE, process.argv[2]!) ?? USAGE}\n`);
   argon2Option = takeArgon2Option(process.argv);
+  useNpmStartEngine(process.argv.slice(3));
   // Commands with options of their own; see admin/reapply-deletions.ts and admin/transfer-commands.ts.
   if (process.argv[2] === 'reapply-deletions') return void (await reapplyDeletionsCommand(process.argv.slice(3)));
   if (process.argv[2] === 'migrate-sign-in-state') return void (await migrateSignInStateCommand(process.argv.slice(3)));
@@ -204,8 +207,9 @@ function unreachable(error: unknown): string | undefined {
     process.env.DYNAMODB_ENDPOINT || process.env.DYNAMODB_PORT || address === '127.0.0.1'
       ? localEngine().endpoint
       : `${address ?? 'AWS'}${port ? `:${port}` : ''}`;
+  const where = discoveredFrom ? `, the endpoint npm start wrote in ${discoveredFrom}` : '';
   return (
-    `Cannot reach DynamoDB at ${endpoint} (${code ?? name}). Point the admin CLI at the engine npm start uses with ` +
+    `Cannot reach DynamoDB at ${endpoint} (${code ?? name}${where}). Point the admin CLI at the engine npm start uses with ` +
     'DYNAMODB_PORT=<its DYNAMODB_PORT> (or DYNAMODB_ENDPOINT=<url>); for a deployed stage, leave both unset and name its tables.'
   );
 }

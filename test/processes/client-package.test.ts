@@ -15,10 +15,13 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { freePort } from '../../local/free-port';
 import { ROOT } from '../support/processes';
 import {
+  emptyFolder,
   installAlone,
+  installLines,
   markedBlock,
   nodeBinary,
   npm,
+  npmErrors,
   packWorkspace,
   strangerEnv,
   TYPES_NODE,
@@ -58,6 +61,20 @@ describe('installed alone from its tarball by npm on Node.js 20', () => {
     expect(packages.length).toBeLessThanOrEqual(3);
     expect(bytes).toBeLessThanOrEqual(1_000_000);
     expect(withInstallScripts).toEqual([]);
+  });
+});
+
+describe("the README's install lines, as written, from an empty folder on Node.js 20", () => {
+  it('pack in the clone, then install the tarball: each line exits 0 and the package is installed', () => {
+    const dir = emptyFolder('client-readme-install');
+    const packs = emptyFolder('client-readme-packs');
+    folders.push(dir, packs);
+    for (const line of installLines(markedBlock(readme, 'client readme install'), join(packs, 'wlum'))) {
+      const run = spawnSync('bash', ['-c', line], { cwd: dir, env: strangerEnv(20), encoding: 'utf8', timeout: 300_000 });
+      expect([line, run.status, npmErrors(run.stderr)]).toEqual([line, 0, '']);
+    }
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@white-label-user-management/client']);
   });
 });
 

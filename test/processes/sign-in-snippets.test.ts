@@ -1,8 +1,8 @@
 /**
  * The sign-in package's README, followed to the letter by a stranger: against a fresh `npm start`
  * (run in a folder of its own, so its `.data/sign-in.json` is this test's), in a new folder outside
- * the repository, the README's install commands in the order written (the tarball packed from the
- * workspace in place of the documented path), its tsconfig.json and its example byte for byte,
+ * the repository, the README's install commands in the order written (its pack line run in this
+ * clone, into a folder of the test's own), its tsconfig.json and its example byte for byte,
  * `npx tsc`, and its run line with the key `npm start` printed and the descriptor it wrote. On
  * Node.js 20, 22 and 24: exactly the documented output, nothing on stderr (no AWS SDK notice on 20),
  * no AWS variable set, and the same again on a second run. The data contract's example is the
@@ -16,17 +16,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { freePort } from '../../local/free-port';
 import { killStartedScripts, ROOT, startScript } from '../support/processes';
-import { emptyFolder, ensureNode22, markedBlock, type NodeMajor, nodeBinary, packWorkspace, strangerEnv } from '../support/stranger';
+import {
+  DOCUMENTED_CLONE,
+  emptyFolder,
+  ensureNode22,
+  installLines,
+  markedBlock,
+  type NodeMajor,
+  nodeBinary,
+  npmErrors,
+  strangerEnv,
+} from '../support/stranger';
 
 jest.setTimeout(900_000);
 const readme = readFileSync(join(ROOT, 'packages/sign-in/README.md'), 'utf8');
 const dataContract = readFileSync(join(ROOT, 'docs/data-contract.md'), 'utf8');
-const DOCUMENTED_TARBALL = '/tmp/white-label-user-management-sign-in-1.0.0.tgz';
-const DOCUMENTED_CLONE = '/path/to/white-label-user-management';
 
 const service = mkdtempSync(join(tmpdir(), 'sign-in-snippets-'));
 const folders: string[] = [service];
-let tarball: string;
 let apiKey: string;
 
 /** Everything of the environment but AWS's variables: the README promises none is needed. */
@@ -45,7 +52,6 @@ beforeAll(async () => {
   const started = startScript('local/start.ts', env, service);
   apiKey = (await started.waitFor(/export API_KEY=(wlk_\S+)/, 120_000))[1]!;
   await started.waitFor(/Listening on/, 120_000);
-  ({ tarball } = await packWorkspace('sign-in', service));
 }, 300_000);
 
 afterAll(() => {
@@ -80,11 +86,12 @@ describe("the package README's example, followed as written", () => {
   it.each([20, 22, 24] as NodeMajor[])('on Node.js %i: installs, compiles and prints the documented lines, twice', (major) => {
     const dir = emptyFolder(`sign-in-snippet-${major}`);
     folders.push(dir);
-    const install = markedBlock(readme, 'sign-in install');
-    expect(install).toContain(DOCUMENTED_TARBALL);
-    for (const line of install.trim().split('\n')) {
-      const run = shell(dir, major, line.replace(DOCUMENTED_TARBALL, tarball));
-      expect([line, run.status, run.stderr.replace(/npm warn EBADENGINE[\s\S]*$/, '')]).toEqual([line, 0, '']);
+    // As written, from the empty folder: the pack in the clone first, then the installs.
+    const packs = emptyFolder(`sign-in-packs-${major}`);
+    folders.unshift(packs); // the last folder stays the example's: the wrong-key test runs there
+    for (const line of installLines(markedBlock(readme, 'sign-in install'), join(packs, 'wlum'))) {
+      const run = shell(dir, major, line);
+      expect([line, run.status, npmErrors(run.stderr)]).toEqual([line, 0, '']);
     }
     // What npm install wrote stays: the folder's package.json names the package and TypeScript.
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;

@@ -144,3 +144,29 @@ export function tsc(dir: string, version: string, project: string) {
     throw new Error(`TypeScript ${version} is neither the repository's nor installed in ${dir}`);
   return spawnSync(nodeBinary(24), [join(folder, 'bin/tsc'), '-p', project], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
 }
+
+/** The clone and the folder the packages' READMEs pack into, in their install blocks. */
+export const DOCUMENTED_CLONE = '/path/to/white-label-user-management';
+export const DOCUMENTED_PACKS = '/tmp/wlum';
+
+/**
+ * A README's install block as the lines a reader pastes, in order, as written but for two paths:
+ * the clone (this repository) and the pack folder (`packs`, the test's own). Its pack line must be
+ * there: the block is followed from an empty folder, so nothing else makes the tarball.
+ */
+export function installLines(block: string, packs: string): string[] {
+  const lines = block.trim().split('\n');
+  if (!lines.some((line) => line.includes(`cd ${DOCUMENTED_CLONE} && `) && line.includes(`npm pack -w packages/`)))
+    throw new Error(`the install block packs nothing in ${DOCUMENTED_CLONE}:\n${block}`);
+  const root = ROOT.replace(/\/$/, '');
+  return lines.map((line) => line.replaceAll(DOCUMENTED_CLONE, root).replaceAll(DOCUMENTED_PACKS, packs));
+}
+
+/** A command's stderr less npm's notices (npm pack lists the tarball's files there) and EBADENGINE warnings. */
+export const npmErrors = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((line) => !line.startsWith('npm notice'))
+    .join('\n')
+    .replace(/npm warn EBADENGINE[\s\S]*$/, '')
+    .trim();

@@ -11,6 +11,22 @@ describe('packages/client/src/generated/openapi.ts', () => {
     expect(readFileSync(CLIENT_TYPES_PATH, 'utf8')).toBe(await generateClientTypes());
     expect(readFileSync(CLIENT_OPERATIONS_PATH, 'utf8')).toBe(generateClientOperations());
   }, 30_000);
+
+  it('marks a response header optional unless the document says every such response sends it (Idempotent-Replayed: only on a replay)', async () => {
+    const document = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, { required?: boolean }> }> }>>;
+    };
+    const headers = Object.values(document.paths)
+      .flatMap((methods) => Object.values(methods))
+      .flatMap((operation) => Object.values(operation.responses))
+      .flatMap((response) => Object.entries(response.headers ?? {}));
+    expect(headers.map(([name]) => name)).toContain('Idempotent-Replayed');
+    const types = await generateClientTypes();
+    for (const [name, header] of headers) {
+      const declared = [...types.matchAll(new RegExp(`"${name}"(\\??):`, 'g'))].map((match) => (match[1] ? 'optional' : 'required'));
+      expect([name, [...new Set(declared)]]).toEqual([name, [header.required === true ? 'required' : 'optional']]);
+    }
+  }, 30_000);
 });
 
 describe('the client', () => {

@@ -10,15 +10,56 @@
  *   password included (docs/idempotency.md: "Retry recipe").
  * - Connection failures, attempt timeouts, 429, 5xx and 409 "still being processed" are tried again
  *   with exponential backoff and full jitter (429 waits its Retry-After) until the caller's deadline;
- *   what still fails then is thrown as one of the error classes below. An address where nothing
+ *   what still fails then is thrown as one of the error classes (errors.ts). An address where nothing
  *   listens (ECONNREFUSED, ENOTFOUND, ...) is a wrong URL or a stopped service far more often than a
  *   blip: it is tried {@link UNREACHABLE_RETRY}'s few times within two seconds, then thrown.
  * - A missing or malformed `baseUrl` or `apiKey` throws a TypeError at `createClient`, naming it.
  */
 
 import createFetchClient from 'openapi-fetch';
+import {
+  errorCode,
+  type FailedCall,
+  IN_PROGRESS_MESSAGE,
+  NetworkError,
+  type RequestFailedError,
+  ServerError,
+  StillProcessingError,
+  ThrottledError,
+  UnexpectedResponseError,
+} from './errors.js';
 import type { operations, paths } from './generated/openapi.js';
 import { OPERATION_NAMES, REFUSALS } from './generated/operations.js';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  type RetryPolicy,
+  type RetryReason,
+  sleep,
+  UNREACHABLE_CODES,
+  UNREACHABLE_RETRY,
+} from './retry.js';
+
+export {
+  type FailedCall,
+  IN_PROGRESS_MESSAGE,
+  NetworkError,
+  RequestFailedError,
+  ServerError,
+  StillProcessingError,
+  ThrottledError,
+  UnexpectedResponseError,
+} from './errors.js';
+export {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  type RetryPolicy,
+  type RetryReason,
+  UNREACHABLE_CODES,
+  UNREACHABLE_RETRY,
+} from './retry.js';
 
 export type OperationName = keyof operations;
 type Responses<Op extends OperationName> = operations[Op]['responses'];
@@ -50,30 +91,6 @@ export interface Refusal<Op extends OperationName> extends Outcome {
 }
 export type Result<Op extends OperationName> = Success<Op> | Refusal<Op>;
 
-export interface RetryPolicy {
-  /** Total time for a call, every attempt and wait included (ms). Default 60 s. */
-  readonly deadlineMs: number;
-  /** Longest wait for one attempt's answer (ms); never beyond the deadline. Default 30 s, above API Gateway's 29 s limit. */
-  readonly attemptTimeoutMs: number;
-  /** Backoff: attempt n waits a random time in [0, min(maxDelayMs, baseDelayMs * 2^(n-1))) (ms). Default 500. */
-  readonly baseDelayMs: number;
-  /** Default 8 s. */
-  readonly maxDelayMs: number;
-  /** At most this many requests per call. Default unlimited: the deadline decides. */
-  readonly maxAttempts: number;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  deadlineMs: 60_000,
-  attemptTimeoutMs: 30_000,
-  baseDelayMs: 500,
-  maxDelayMs: 8_000,
-  maxAttempts: Number.POSITIVE_INFINITY,
-};
-
-/** Why an attempt is tried again, as told to `onRetry`. */
-export type RetryReason = 'network' | 'timeout' | 'throttled' | 'server' | 'in-progress';
-
 export interface ClientOptions {
   /** The API's base address, e.g. `http://127.0.0.1:3000` or the stack output `ApiUrl` (a trailing `/v1` is accepted). */
   readonly baseUrl: string;
@@ -94,132 +111,11 @@ export interface CallOptions {
   readonly retry?: Partial<RetryPolicy>;
 }
 
-/** The message of the 409 that means "the first request with this key is still running: ask again". */
-export const IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still being processed.';
-
 /** The refusals each operation can answer, at run time (generated/operations.ts); the type below fails to compile when openapi.json lists another. */
 REFUSALS satisfies { [Op in OperationName]: readonly ErrorStatus<Op>[] };
 type Unlisted<Op extends OperationName> = Op extends OperationName ? Exclude<ErrorStatus<Op>, (typeof REFUSALS)[Op][number]> : never;
 const everyRefusalListed: [Unlisted<OperationName>] extends [never] ? true : false = true;
 void everyRefusalListed;
-
-/** Who failed: the operation, the key its attempts carried, how many there were. */
-export interface FailedCall {
-  readonly operation: OperationName;
-  /** Send the same request with this key (within 24 hours) to learn what happened. */
-  readonly idempotencyKey: string;
-  readonly attempts: number;
-}
-
-/** A call that got no outcome: its retries ran out (deadline or maxAttempts). The operation may or may not have run. */
-export class RequestFailedError extends Error implements FailedCall {
-  readonly operation: OperationName;
-  readonly idempotencyKey: string;
-  readonly attempts: number;
-  constructor(message: string, call: FailedCall, cause?: unknown) {
-    super(`${call.operation}: ${message}, after ${call.attempts} attempt(s)`, cause === undefined ? undefined : { cause });
-    this.name = new.target.name;
-    this.operation = call.operation;
-    this.idempotencyKey = call.idempotencyKey;
-    this.attempts = call.attempts;
-  }
-}
-/** The last attempt got a 5xx. */
-export class ServerError extends RequestFailedError {
-  constructor(
-    call: FailedCall,
-    readonly status: number,
-    readonly serverMessage: string,
-  ) {
-    super(`${status} ${quote(serverMessage)}`, call);
-  }
-}
-/** The last attempt got a 429; `retryAfterMs` is the wait the server asked for, when it said. */
-export class ThrottledError extends RequestFailedError {
-  constructor(
-    call: FailedCall,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(`429 Too Many Requests${retryAfterMs === undefined ? '' : ` (retry after ${retryAfterMs} ms)`}`, call);
-  }
-}
-/** The last attempt got 409 "still being processed": the first request with the key had not finished. */
-export class StillProcessingError extends RequestFailedError {
-  constructor(call: FailedCall) {
-    super(`409 ${JSON.stringify(IN_PROGRESS_MESSAGE)}`, call);
-  }
-}
-/**
- * The last attempt got no answer: a connection failure or an unreadable response, or none within
- * the attempt's time (`timedOut`). `code` is the socket's error code when there was one
- * (`ECONNREFUSED`); for one of {@link UNREACHABLE_CODES} the message names the URL nothing answered at.
- */
-export class NetworkError extends RequestFailedError {
-  readonly code: string | undefined;
-  constructor(
-    call: FailedCall,
-    readonly timedOut: boolean,
-    cause: unknown,
-    timeoutMs: number,
-    baseUrl?: string,
-  ) {
-    const code = timedOut ? undefined : errorCode(cause);
-    const hint = code !== undefined && Object.hasOwn(UNREACHABLE_CODES, code) ? UNREACHABLE_CODES[code] : undefined;
-    super(
-      timedOut
-        ? `no answer within ${timeoutMs} ms`
-        : hint !== undefined && baseUrl !== undefined
-          ? `nothing answers at ${baseUrl} (${code}: ${hint})`
-          : `no answer (${describe(cause)})`,
-      call,
-      cause,
-    );
-    this.code = code;
-  }
-}
-/** An answer the contract does not list for the operation (a wrong base URL's 404 on createUser, a 405, a 3xx): not retried. */
-export class UnexpectedResponseError extends RequestFailedError {
-  constructor(
-    call: FailedCall,
-    readonly status: number,
-    readonly serverMessage: string,
-  ) {
-    super(`unexpected ${status} ${quote(serverMessage)}`, call);
-  }
-}
-
-/** `Retry-After` as milliseconds from `now`: delay-seconds or an HTTP-date (RFC 9110, 10.2.3); undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1_000;
-  // Every HTTP-date form starts with the day's name ("Wed, 25 Nov 2026 18:00:30 GMT").
-  const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/** Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): random in [0, min(cap, base * 2^(attempt-1))). */
-export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
-  return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)));
-}
-
-/**
- * Socket errors that mean nothing listens at the address (a stopped service, a wrong port or host),
- * with what to check. Sending again rarely helps: these are retried briefly ({@link UNREACHABLE_RETRY}).
- */
-export const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'is the service running, and is baseUrl right?',
-  ENOTFOUND: 'no such host: is baseUrl right?',
-  EHOSTUNREACH: 'the host cannot be reached: is baseUrl right?',
-  ENETUNREACH: 'the network cannot be reached: is baseUrl right?',
-};
-
-/**
- * How long an unreachable address is tried: at most `maxAttempts` attempts in a row, waiting
- * `delaysMs` between them, never waiting past `windowMs` after the first (the call's own
- * `maxAttempts` and deadline still apply). Any other outcome in between starts the count again.
- */
-export const UNREACHABLE_RETRY = { maxAttempts: 3, delaysMs: [250, 500], windowMs: 2_000 } as const;
 
 type AttemptResult =
   | { kind: 'answer'; status: number; body: unknown; replayed: boolean; retryAfterMs: number | undefined }
@@ -231,20 +127,6 @@ const messageOf = (body: unknown): string =>
     : typeof body === 'string'
       ? body
       : '';
-
-const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 /** `value` in an error message: its type, or the string itself (quoted, cut short) when `show` allows. */
 function shown(value: unknown, show: boolean): string {
@@ -392,17 +274,3 @@ export function createClient(options: ClientOptions) {
 }
 
 export type Client = ReturnType<typeof createClient>;
-
-/** A message for an error's text: quoted, and cut short when something in between answered with a page. */
-const quote = (message: string) => JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}...` : message);
-
-/** The socket's error code of a failed fetch (undici puts the socket's error in `cause`), when it has one. */
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** A failed fetch's reason in a few words; never a body or a header. */
-function describe(error: unknown): string {
-  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
-}

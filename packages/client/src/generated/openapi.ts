@@ -111,10 +111,7 @@ export interface components {
         IdempotencyKey: string;
     };
     requestBodies: never;
-    headers: {
-        /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
-        IdempotentReplayed: "true";
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -138,7 +135,8 @@ export interface operations {
             /** @description Created; the e-mail comes back trimmed and lower-cased, with the password that was set. */
             200: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -191,7 +189,8 @@ export interface operations {
              */
             409: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -282,7 +281,8 @@ export interface operations {
             /** @description Password reset. */
             200: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -325,7 +325,8 @@ export interface operations {
              */
             403: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -335,7 +336,8 @@ export interface operations {
             /** @description - No such user in the caller's tool (another owner's users do not exist to the caller): `User not found.` */
             404: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -435,7 +437,8 @@ export interface operations {
             /** @description User and all associated data deleted. */
             200: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -475,7 +478,8 @@ export interface operations {
              */
             403: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -485,7 +489,8 @@ export interface operations {
             /** @description - No such user in the caller's tool (another owner's users do not exist to the caller): `User not found.` */
             404: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present, with the value `true`, when this is the recorded response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
