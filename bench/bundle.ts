@@ -7,18 +7,11 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { deflateRawSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
-import { OPERATIONS } from '#contract/operations';
 import { BLOCKLIST_SOURCE, LAMBDA_ALIASES } from '../lib/constructs/handler-function';
-import { median, round } from './stats';
-
-/** Every operation's function, from the registry: a new operation's bundle is measured with the others. */
-export const FUNCTIONS = OPERATIONS;
 
 /** What NodejsFunction passes to esbuild for the construct's props (arm64 changes nothing in the JavaScript). */
 const BUILD_OPTIONS: BuildOptions = {
@@ -52,25 +45,10 @@ const LAMBDA_ENV = {
   NODE_OPTIONS: '--enable-source-maps',
 };
 
-export interface BundleResult {
-  readonly bytes: number;
-  readonly importMsP50: number;
-  /**
-   * The function's package as the construct builds it, without the native argon2 binding that it
-   * installs beside (per architecture): the bundle, its source map and the blocklist. Its bytes,
-   * and its size as a zip (each file deflated, with a zip's headers).
-   */
-  readonly packageBytes: number;
-  readonly packageZipBytes: number;
-}
-
-export interface Bundles {
-  readonly functions: Record<(typeof FUNCTIONS)[number], BundleResult>;
-}
-
 /** Bundles `entry` as the construct does into `outfile`, with the password blocklist beside it (the construct's afterBundling). */
 export async function bundleAsDeployed(root: string, entry: string, outfile: string): Promise<void> {
-  await build({ ...BUILD_OPTIONS, absWorkingDir: root, entryPoints: [entry], outfile });
+  // nodePaths: an entry outside the project (the bench's floor) resolves its packages from the project's.
+  await build({ ...BUILD_OPTIONS, absWorkingDir: root, nodePaths: [join(root, 'node_modules')], entryPoints: [entry], outfile });
   mkdirSync(join(dirname(outfile), 'generated'), { recursive: true });
   copyFileSync(join(root, BLOCKLIST_SOURCE), join(dirname(outfile), 'generated', basename(BLOCKLIST_SOURCE)));
 }
@@ -96,35 +74,4 @@ export function coldImporter(root: string, dir: string, env: NodeJS.ProcessEnv =
     if (child.status !== 0) throw new Error(`importing ${file} failed: ${child.stderr}`);
     return Number(child.stdout);
   };
-}
-
-export async function measureBundles(root: string, imports = 10): Promise<Bundles> {
-  const dir = mkdtempSync(join(tmpdir(), 'wlum-bench-'));
-  try {
-    const importMs = coldImporter(root, dir);
-    const measure = async (name: string, outfile: string): Promise<BundleResult> => {
-      await bundleAsDeployed(root, join(root, 'functions', name, 'handler.ts'), outfile);
-      const samples = Array.from({ length: imports }, () => importMs(outfile));
-      return { bytes: statSync(outfile).size, importMsP50: round(median(samples), 1), ...packageSize(dirname(outfile)) };
-    };
-    const functions = {} as Bundles['functions'];
-    for (const name of FUNCTIONS) functions[name] = await measure(name, join(dir, name, 'index.mjs'));
-    return { functions };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** A folder's files in all, and as a zip would hold them: each deflated, plus its local and central headers (30 + 46 bytes and the name twice) and the end record (22). */
-function packageSize(dir: string): { packageBytes: number; packageZipBytes: number } {
-  let bytes = 0;
-  let zipped = 22;
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    const path = join(dir, name);
-    if (!statSync(path).isFile()) continue;
-    const content = readFileSync(path);
-    bytes += content.length;
-    zipped += Math.min(content.length, deflateRawSync(content).length) + 30 + 46 + 2 * Buffer.byteLength(name);
-  }
-  return { packageBytes: bytes, packageZipBytes: zipped };
 }

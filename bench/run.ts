@@ -1,115 +1,112 @@
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only NAME[,NAME]]`: runs each measurement of
- * bench/measurements/ in turn (bench/measurement.ts says what one is) with the shared context it needs
- * (bench/context.ts), judges every target (ratios within the run, so a shared machine's speed cancels
- * out), writes the report as data to bench/RESULTS.json and rendered from that data to
- * bench/RESULTS.md, and prints the Markdown (or, with --json, the JSON; progress goes to stderr). The
- * run is bounded. `--only` runs the measurements named (their keys in the report) and prints their
- * report without rewriting bench/RESULTS.*, which stay the last whole run.
+ * `npm run bench [-- --json] [-- --only NAME] [-- --small]`: a loop over bench/measurements/*.ts,
+ * each file one measurement named by its file, its targets beside it (bench/kit.ts). Writes
+ * bench/RESULTS.json and bench/RESULTS.md and prints the Markdown; `--json` prints every target with
+ * `met` instead. `--only NAME` runs one measurement and rewrites nothing. `--small` is a dry run
+ * (a few steps of each) that proves the bench end to end; it rewrites nothing either.
  */
 
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatArgon2Setting, parseArgon2Setting } from '#platform/config';
-import { createContext } from './context';
-import type { BenchReport, LoadAverage, RunMeta } from './measurement';
-import { MEASUREMENTS } from './measurements/index';
-import { type AnyMeasurement, assembleReport, renderReport, reportJson } from './report';
-import { progress, round } from './stats';
+import { formatArgon2Setting } from '#platform/config';
+import { createEnv } from './env';
+import { type Measurement, round, type Target } from './kit';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** The whole run is bounded: past this, children are stopped and the bench fails. */
-const DEADLINE_MS = 420_000;
+const DIR = join(ROOT, 'bench', 'measurements');
+/** A run is bounded: past this, every child is stopped and the bench fails. */
+const DEADLINE_MS = 15 * 60_000;
 
 async function main() {
-  if (Number(process.versions.node.split('.')[0]) < 24)
-    throw new Error(`Node 24 expected (run it with npm run bench), got ${process.version}`);
-  const json = process.argv.includes('--json');
-  /** `--quick`: fewer requests of everything (about a third), for a machine too busy for the full run; figures are noisier. */
-  const quick = process.argv.includes('--quick');
-  /** The argon2id setting the service runs with: ARGON2_SETTING as the stack sets it, else the default. */
-  const setting = parseArgon2Setting(process.env.ARGON2_SETTING, 'ARGON2_SETTING');
-  const only = selected(process.argv);
-  const measurements = only ? MEASUREMENTS.filter((measurement) => only.includes(measurement.name)) : MEASUREMENTS;
+  const argv = process.argv.slice(2);
+  const json = argv.includes('--json');
+  const small = argv.includes('--small');
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
+  const names = readdirSync(DIR)
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => basename(file, '.ts'))
+    .sort();
+  if (only !== undefined && !names.includes(only)) throw new Error(`--only takes one of: ${names.join(', ')}`);
+  const env = createEnv(ROOT, small);
+  setTimeout(() => {
+    env.progress(`gave up after ${DEADLINE_MS / 1000} s`);
+    void env.close().finally(() => process.exit(2));
+  }, DEADLINE_MS).unref();
   const started = performance.now();
-  const loadBefore = loadAverage();
-  const context = createContext({ root: ROOT, quick, setting, deadlineMs: DEADLINE_MS, warmCycles: quick ? 500 : 1_500 });
+  const load = [loadavg()[0]!];
+  const results: Record<string, Target[]> = {};
   try {
-    for (const [i, measurement] of measurements.entries()) {
-      await context.provide(measurement.needs);
-      progress(`${measurement.name}: ${measurement.title}`);
+    for (const name of only ? [only] : names) {
+      const { measurement } = (await import(join(DIR, `${name}.ts`))) as { measurement: Measurement };
+      env.progress(`${name}: ${measurement.title}`);
       const began = performance.now();
-      context.results.set(measurement.name, await measurement.run(context));
-      progress(`  ${measurement.name} took ${round((performance.now() - began) / 1000, 1)} s`);
-      await context.release(measurements.slice(i + 1).flatMap((later) => later.needs));
+      results[name] = await measurement.run(env);
+      env.progress(`  ${name} took ${round((performance.now() - began) / 1000, 1)} s`);
     }
   } finally {
-    await context.close();
+    await env.close();
   }
-  const meta: RunMeta = {
+  load.push(loadavg()[0]!);
+  const meta = {
     date: new Date().toISOString(),
+    commit: git('rev-parse', 'HEAD'),
+    dirty: git('status', '--porcelain', '--', '.', ':(exclude)bench/RESULTS.*') !== '',
     node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cores: availableParallelism(),
-    quick,
+    cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
+    loadAverage: { before: round(load[0]!, 2), after: round(load[1]!, 2) },
+    argon2Setting: formatArgon2Setting(env.setting),
     durationS: round((performance.now() - started) / 1000, 1),
-    loadAverage: { before: loadBefore, after: loadAverage() },
-    argon2Setting: formatArgon2Setting(setting),
-    ...gitState(),
+    ...(small && { small }),
     ...(only && { only }),
   };
-  const report = assembleReport(meta, measurements, context.results);
-  const data = reportJson(report);
-  // The Markdown is rendered from the data as written, so that RESULTS.json alone reproduces it.
-  const markdown = renderReport(JSON.parse(data) as BenchReport, measurements);
-  if (only) {
-    await new Promise((resolve) => process.stdout.write(json ? data : markdown, resolve));
-    return progress(`done in ${meta.durationS} s (${only.join(', ')} only; bench/RESULTS.* left as they were)`);
+  const report = { meta, targets: results };
+  const markdown = render(report);
+  if (!only && !small) {
+    writeFileSync(join(ROOT, 'bench', 'RESULTS.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), markdown);
   }
-  writeFileSync(join(ROOT, 'bench', 'RESULTS.json'), data);
-  writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), markdown);
-  await new Promise((resolve) => process.stdout.write(json ? data : markdown, resolve));
-  progress(`done in ${meta.durationS} s; bench/RESULTS.json and bench/RESULTS.md rewritten`);
+  await new Promise((resolve) => process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : markdown, resolve));
+  env.progress(`done in ${meta.durationS} s${only || small ? '; bench/RESULTS.* left as they were' : ''}`);
 }
 
-/** `--only NAME[,NAME]`: the measurements to run, each a key of the report; undefined for all of them. */
-function selected(argv: readonly string[]): string[] | undefined {
-  const at = argv.indexOf('--only');
-  if (at < 0) return undefined;
-  const names = (argv[at + 1] ?? '').split(',').filter((name) => name !== '');
-  const known = MEASUREMENTS.map((measurement: AnyMeasurement) => measurement.name);
-  const unknown = names.filter((name) => !known.includes(name));
-  if (names.length === 0 || unknown.length > 0)
-    throw new Error(`--only takes measurements by name (${known.join(', ')})${unknown.length ? `; not one: ${unknown.join(', ')}` : ''}`);
-  return names;
-}
-
-function loadAverage(): LoadAverage {
-  const [oneMinute, fiveMinutes, fifteenMinutes] = loadavg().map((load) => round(load, 2));
-  return { oneMinute: oneMinute!, fiveMinutes: fiveMinutes!, fifteenMinutes: fifteenMinutes! };
-}
-
-/** The commit measured, and whether anything but the results differed from it (null outside a git checkout). */
-function gitState(): Pick<RunMeta, 'gitCommit' | 'gitDirty'> {
+function git(...args: string[]): string | null {
   try {
-    const git = (...args: string[]) =>
-      execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const commit = git('rev-parse', 'HEAD');
-    const changes = git('status', '--porcelain', '--', '.', ':(exclude)bench/RESULTS.md', ':(exclude)bench/RESULTS.json');
-    return { gitCommit: commit, gitDirty: changes !== '' };
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
-    return { gitCommit: null, gitDirty: null };
+    return null;
   }
+}
+
+/** bench/RESULTS.md: the run, then one table of every target. */
+function render(report: {
+  meta: Record<string, unknown> & { loadAverage: { before: number; after: number } };
+  targets: Record<string, Target[]>;
+}): string {
+  const { meta } = report;
+  const rows = Object.entries(report.targets).flatMap(([name, targets]) =>
+    targets.map((t) => {
+      const range = t.range ? ` (${t.range[0]} to ${t.range[1]})` : '';
+      return `| ${name} | ${t.target} | ${t.value}${range} ${t.unit} | ${t.limit ?? '—'} | ${t.floor ?? ''} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`;
+    }),
+  );
+  return `# Bench results
+
+\`npm run bench\` on ${meta.date} at ${String(meta.commit ?? 'unknown').slice(0, 12)}${meta.dirty ? ' (with uncommitted changes)' : ''}: Node ${meta.node}, ${meta.cpu}, argon2id ${meta.argon2Setting}, ${meta.durationS} s, load average ${meta.loadAverage.before} before and ${meta.loadAverage.after} after. bench/README.md says how to read it.
+
+| measurement | target | measured (rounds' range) | limit | floor | met |
+| --- | --- | --- | --- | --- | --- |
+${rows.join('\n')}
+`;
 }
 
 main().then(
   // Nothing may keep the process alive once the report is out (a client's sockets, a timer).
   () => process.exit(0),
   (error: Error) => {
-    progress(`failed: ${error.stack ?? error.message}`);
+    process.stderr.write(`[bench] failed: ${error.stack ?? error.message}\n`);
     process.exit(1);
   },
 );

@@ -72,3 +72,24 @@ export function signInRequests(flow: SignInFlow, sizes: SignInSizes, tables: Sig
 /** The units one attempt of `flow` consumes, by table. */
 export const signInUnits = (flow: SignInFlow, sizes: SignInSizes, tables: SignInTables = SIGN_IN_TABLES): Record<string, Units> =>
   unitsByTable(signInRequests(flow, sizes, tables));
+
+/** An item under 1 KB, as every item of the service is (test/integration/request-units.test.ts measures each): one write unit, one read unit. */
+export const ITEM_BOUND_BYTES = 1024;
+
+/**
+ * The requests each operation sends, as functions/shared/store/users-store.ts sends them (its API key
+ * read from the function's cache, as a warm function has it): createUser a conditional PutItem of the
+ * profile; resetUserPassword a conditional UpdateItem of it; deleteUser a consistent Query of the
+ * user's collection, one of its sign-in partition (found empty: still billed) and the profile's
+ * DeleteItem; and the stream consumer's deletion-ledger PutItem for its UserDeleted.
+ */
+export function operationRequests(operation: 'createUser' | 'resetUserPassword' | 'deleteUser', bytes = ITEM_BOUND_BYTES): UnitRequest[] {
+  if (operation === 'createUser') return [{ kind: 'PutItem', table: 'users', write: { before: null, after: bytes } }];
+  if (operation === 'resetUserPassword') return [{ kind: 'UpdateItem', table: 'users', write: { before: bytes, after: bytes } }];
+  return [
+    { kind: 'Query', table: 'users', items: [bytes], consistency: 'strong' },
+    { kind: 'Query', table: 'sign-in', items: [], consistency: 'strong' },
+    { kind: 'DeleteItem', table: 'users', write: { before: bytes, after: null } },
+    { kind: 'PutItem', table: 'deletions', write: { before: null, after: bytes } },
+  ];
+}

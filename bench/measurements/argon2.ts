@@ -1,86 +1,38 @@
 /**
- * OWASP's five equivalent argon2id settings side by side, in the Lambda stand-in: in each round one
- * hash of each setting in turn (the first one rotating), beside a call that does nothing (what
- * measuring costs), CPU per hash from the process's threads.
+ * OWASP's five equivalent argon2id settings side by side: in each step one hash of each, the first
+ * one rotating. The floor is the fastest of the five; the target, that the service's default is it
+ * (or within a tenth of a millisecond's noise of it).
  */
 
+import { hash } from '@node-rs/argon2';
 import { DEFAULT_ARGON2_SETTING, formatArgon2Setting, OWASP_ARGON2ID_SETTINGS } from '#platform/config';
-import { hashAt } from '../argon2';
-import { holds, type Measurement } from '../measurement';
-import { table } from '../report';
-import type { PhaseCpu, StandIn } from '../stand-in';
-import { NOTHING, nothing } from '../stand-in';
-import { formatSpread, MIN_ROUNDS } from '../stats';
-
-export interface Argon2 {
-  /** The setting the service ran with (ARGON2_SETTING, else the default). */
-  readonly serviceSetting: string;
-  readonly defaultSetting: string;
-  /** The setting with the least CPU per hash (mean over every round). */
-  readonly fastest: string;
-  readonly rounds: number;
-  readonly hashesPerRound: number;
-  /** Each setting by name (`m=7168,t=5,p=1`): CPU per hash, its split, wall clock, and its spread over the rounds. */
-  readonly settings: Record<string, PhaseCpu>;
-}
+import { atMost, inRounds, type Measurement, median, over, shown, type Target, timed } from '../kit';
 
 const NAMES = OWASP_ARGON2ID_SETTINGS.map(formatArgon2Setting);
+const DEFAULT = formatArgon2Setting(DEFAULT_ARGON2_SETTING);
+/** The default may be at most this many milliseconds above the fastest. */
+const LIMIT_MS = 0.1;
 
-/** In the stand-in: `rounds` rounds of `perRound` hashes of each setting. */
-export async function inLambda(standIn: StandIn, { rounds, perRound }: { rounds: number; perRound: number }) {
-  return standIn.measureRounds({ rounds, perRound }, async (measure, calls) => {
-    for (let i = 0; i < calls; i++) {
-      await measure(NOTHING, nothing);
+export const measurement: Measurement = {
+  title: "argon2id: OWASP's five settings, one hash of each per step",
+  async run(env) {
+    const step = async (i: number) => {
+      const ms: Record<string, number> = {};
       for (let k = 0; k < NAMES.length; k++) {
         const which = (i + k) % NAMES.length;
-        await measure(NAMES[which]!, () => hashAt(OWASP_ARGON2ID_SETTINGS[which]!).then(() => true));
+        ms[NAMES[which]!] = await timed(() => hash('correct horse battery staple', { algorithm: 2, ...OWASP_ARGON2ID_SETTINGS[which]! }));
       }
-    }
-  });
-}
-
-export const argon2: Measurement<Argon2> = {
-  name: 'argon2',
-  title: "argon2id: OWASP's five settings side by side in the Lambda stand-in",
-  needs: ['lambda'],
-  async run(context) {
-    const rounds = context.quick ? MIN_ROUNDS : 8;
-    // --quick: five rounds of 8, 40 of each in all (a full run: 8 rounds of 60).
-    const perRound = context.quick ? 8 : 60;
-    const phases = await context.lambda.run<typeof inLambda>(import.meta.url, { rounds, perRound });
-    const settings = Object.fromEntries(NAMES.map((name) => [name, phases[name]!]));
-    return {
-      serviceSetting: formatArgon2Setting(context.setting),
-      defaultSetting: formatArgon2Setting(DEFAULT_ARGON2_SETTING),
-      fastest: [...NAMES].sort((a, b) => settings[a]!.cpuMs - settings[b]!.cpuMs)[0]!,
-      rounds,
-      hashesPerRound: perRound,
-      settings,
+      return ms;
     };
+    for (let i = 0; i < NAMES.length; i++) await step(i);
+    const samples = await inRounds(env, 'argon2', step, { rounds: env.size.rounds, perRound: env.size.perRound * 2 });
+    const fastest = [...NAMES].sort((a, b) => median(samples[a]!.flat()) - median(samples[b]!.flat()))[0]!;
+    return NAMES.map((name): Target => {
+      const { difference, floorMs } = over(samples, name, fastest);
+      const what = `argon2id ${name}, above the fastest of the five (${fastest})`;
+      return name === DEFAULT
+        ? atMost(`${what}: the default`, 'ms', LIMIT_MS, difference, floorMs)
+        : shown(what, 'ms', difference, floorMs);
+    });
   },
-  targets: (r) => ({
-    defaultIsFastest: holds(
-      'the default argon2id setting is the fastest of the five measured',
-      'the fastest',
-      `${r.defaultSetting} (fastest ${r.fastest})`,
-      r.defaultSetting === r.fastest,
-    ),
-  }),
-  render: (r) => `## argon2id: OWASP's five equivalent settings, side by side
-
-One hash at a time in the Lambda stand-in, ${r.rounds} rounds of ${r.hashesPerRound} of each setting in turn; CPU is the process's (all threads) per hash, the mean over every round, then the median and range of the rounds' means.
-
-${table(
-  ['setting', 'CPU ms per hash', 'rounds: median (min to max)', 'hash CPU ms', 'non-hash CPU ms', 'wall ms p50', 'hashes', ''],
-  Object.entries(r.settings).map(([name, s]) => [
-    name,
-    s.cpuMs,
-    formatSpread(s.cpuMsRounds),
-    s.hashCpuMs,
-    s.nonHashCpuMs,
-    s.wallMsP50,
-    s.requests,
-    [name === r.fastest ? 'fastest' : '', name === r.defaultSetting ? 'default' : ''].filter(Boolean).join(', '),
-  ]),
-)}`,
 };

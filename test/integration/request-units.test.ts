@@ -1,5 +1,5 @@
 /**
- * The bench's request-units measurement (bench/measurements/request-units.ts), the capacity model's
+ * The request-units probe (test/support/request-units/), the capacity model's
  * DynamoDB inputs, run on the real engine: what each request consumes and sends down the users
  * table's stream, and the item-size rules against DynamoDB Local's own accounting at the 1 KB edge.
  */
@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { OPERATIONS } from '#contract/operations';
 import { processStores } from '#store/stores';
-import { measureRequestUnits, type RequestUnits } from '../../bench/measurements/request-units';
-import { OPERATIONS } from '../../bench/operations';
-import { itemBytes } from '../../bench/request-units';
 import { signInUnits } from '../../capacity/flows';
 import { localClient } from '../../local/dynamodb-local';
 import { newOwner } from '../support/local';
+import { itemBytes } from '../support/request-units/footprint';
+import { measureRequestUnits, type RequestUnits } from '../support/request-units/measure';
 
 const { config, stores } = processStores();
 const endpoint = process.env.DYNAMODB_ENDPOINT!;
@@ -34,6 +34,21 @@ beforeAll(async () => {
     setting: config.argon2,
   });
 }, 60_000);
+
+describe('DynamoDB calls per request', () => {
+  it('each operation (its API key cached, as a warm function has it) and each sign-in outcome, command by command', () => {
+    expect(measured.calls).toEqual({
+      createUser: ['PutItem'],
+      resetUserPassword: ['UpdateItem'],
+      // The user's collection, its sign-in partition, then the profile.
+      deleteUser: ['Query', 'Query', 'DeleteItem'],
+      // The profile and the state in one read; a success settles in one transaction, a failure counts in one update.
+      'sign-in ok': ['BatchGetItem', 'UpdateItem', 'TransactWriteItems'],
+      'sign-in wrong': ['BatchGetItem', 'UpdateItem'],
+      'sign-in unknown': ['BatchGetItem', 'UpdateItem'],
+    });
+  });
+});
 
 describe('each request, once', () => {
   it('createUser and resetUserPassword: one write unit on the users table, one profile record to the consumer, one event', () => {

@@ -10,7 +10,7 @@
 import { ConditionalCheckFailedException, DescribeTableCommand, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { type ItemSize, itemBytes, type UnitRequest, type Write } from '../capacity/request-units';
+import { type ItemSize, itemBytes, type UnitRequest, type Write } from '../../../capacity/request-units';
 
 type Doc = Record<string, unknown>;
 

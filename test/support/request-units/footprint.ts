@@ -26,8 +26,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type ChangeRecord, lifecycleEventOf } from '#events/lifecycle-events';
 import { passesRecordFilter } from '#events/record-filter';
 import { localConnection } from '#store/client';
-import { itemBytes, valueBytes } from '../capacity/request-units';
-import { localClient } from '../local/dynamodb-local';
+import { itemBytes, valueBytes } from '../../../capacity/request-units';
+import { localClient } from '../../../local/dynamodb-local';
 
 /** Request units one request consumed on a table. */
 export interface TableUnits {

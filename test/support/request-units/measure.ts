@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { actsOnExistingUser, validBodyFor } from '#contract/operations';
+import { actsOnExistingUser, OPERATIONS, type OperationName as Operation, validBodyFor } from '#contract/operations';
 import { digestApiKey } from '#domain/api-keys';
 import { createCostlyLane } from '#domain/costly-lane';
 import { keySecrets } from '#domain/idempotency';
@@ -18,14 +18,11 @@ import type { Argon2Setting } from '#platform/config';
 import { createDeletionLedger } from '#store/deletion-ledger';
 import { createSignInStore } from '#store/sign-in-store';
 import { apiKeyKey, idempotencyRecordKey, signInStateKey, userKey, userPk } from '#store/table-layout';
-import { unitsByTable } from '../../capacity/request-units';
-import { localClient } from '../../local/dynamodb-local';
-import { proxyEvent } from '../../local/lambda-runtime';
-import { holds, type Measurement } from '../measurement';
-import { table } from '../report';
-import { requestRecorder } from '../request-recorder';
-import { capacityMeter, type Footprint, footprintOf, itemBytes, streamTap } from '../request-units';
-import { OPERATIONS, type Operation } from './service-share';
+import { unitsByTable } from '../../../capacity/request-units';
+import { localClient } from '../../../local/dynamodb-local';
+import { proxyEvent } from '../../../local/lambda-runtime';
+import { capacityMeter, type Footprint, footprintOf, itemBytes, streamTap } from './footprint';
+import { requestRecorder } from './recorder';
 
 export const SIGN_IN_OUTCOMES = ['ok', 'wrong', 'unknown'] as const;
 export const ITEMS = ['profile', 'signInState', 'ownerAccount', 'apiKey', 'idempotencyRecord', 'ledgerEntry'] as const;
@@ -35,6 +32,8 @@ export interface RequestUnits {
   readonly withIdempotencyKey: Record<Operation, Footprint>;
   /** A sign-in with the right password, a wrong one, and an unknown e-mail (main's sign-in store). */
   readonly signIn: Record<(typeof SIGN_IN_OUTCOMES)[number], Footprint>;
+  /** The DynamoDB commands each request sent, in order: by operation, and `sign-in <outcome>`. */
+  readonly calls: Readonly<Record<string, readonly string[]>>;
   /** Bytes by DynamoDB's item-size rules. */
   readonly items: Record<(typeof ITEMS)[number], number>;
 }
@@ -57,7 +56,7 @@ const PASSWORD = 'correct horse battery staple';
 
 /** Each request once, on a user of its own, metered and read back from the stream. */
 export async function measureRequestUnits(env: RequestUnitsEnv): Promise<RequestUnits> {
-  const { handlerFor, lambdaContext } = await import('../in-process');
+  const { handlerFor, lambdaContext } = await import('./in-process');
   const kinds = {
     [env.tables.usersTableName]: 'users',
     [env.tables.ownersTableName]: 'owners',
@@ -68,10 +67,24 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
   const tap = await streamTap(env.endpoint, env.tables.usersTableName);
   const raw = localClient(env.endpoint);
   const recorder = requestRecorder(env.client, raw, kinds);
+  /** The DynamoDB commands each request sent, in order (retries included), by the request's label. */
+  const calls: Record<string, string[]> = {};
+  let sending: string[] | undefined;
+  env.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sending?.push(String(context.commandName).replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'requestUnitsCalls' },
+  );
   try {
     /** The request's units (by AWS's rules from the requests it sent, and DynamoDB Local's beside them), and the stream records about the user `email`. */
-    const footprint = async (email: string, request: () => Promise<void>) => {
+    const footprint = async (email: string, request: () => Promise<void>, label?: string) => {
       await tap.mark();
+      if (label) {
+        sending = [];
+        calls[label] = sending;
+      }
       let local: Record<string, { writeUnits: number; readUnits: number }> = {};
       const requests = await recorder.measure(async () => {
         local = await meter.measure(request);
@@ -79,6 +92,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
       const units = Object.fromEntries(
         Object.entries(unitsByTable(requests)).map(([table, u]) => [table, { writeUnits: u.writeUnits, readUnits: u.readUnits }]),
       );
+      sending = undefined;
       return footprintOf(units, local, await tap.since(userPk(env.owner.ownerId, email)));
     };
     const call = async (op: Operation, body: object, idempotencyKey?: string) => {
@@ -109,7 +123,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
       const result = {} as Record<Operation, Footprint>;
       for (const op of OPERATIONS) {
         const email = await userFor(op, 'units');
-        result[op] = await footprint(email, () => call(op, bodies(email)[op], idempotent ? randomUUID() : undefined));
+        result[op] = await footprint(email, () => call(op, bodies(email)[op], idempotent ? randomUUID() : undefined), idempotent ? undefined : op);
       }
       return result;
     };
@@ -128,9 +142,9 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     // The owner's device key is read (or made) once per process, as the API key above: part of no attempt's footprint.
     await store.ownerDeviceKey(env.owner.ownerId);
     const signInFootprints = {
-      ok: await footprint(user, attempt(user, PASSWORD)),
-      wrong: await footprint(user, attempt(user, 'not the password at all')),
-      unknown: await footprint(nobody, attempt(nobody, PASSWORD)),
+      ok: await footprint(user, attempt(user, PASSWORD), 'sign-in ok'),
+      wrong: await footprint(user, attempt(user, 'not the password at all'), 'sign-in wrong'),
+      unknown: await footprint(nobody, attempt(nobody, PASSWORD), 'sign-in unknown'),
     };
     await lane.close();
 
@@ -156,6 +170,7 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     return {
       operations,
       withIdempotencyKey,
+      calls,
       signIn: signInFootprints,
       items: {
         profile: await sizeOf(env.tables.usersTableName, userKey(env.owner.ownerId, user)),
@@ -175,67 +190,3 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     raw.destroy();
   }
 }
-
-const unitsText = (units: Footprint['units']) =>
-  Object.entries(units)
-    .map(([name, u]) => `${name} ${u.writeUnits} W ${u.readUnits} R`)
-    .join(', ');
-const units = (f: Footprint) =>
-  f.localUnits ? `${unitsText(f.units)} (DynamoDB Local: ${unitsText(f.localUnits) || 'none'})` : unitsText(f.units);
-
-export const requestUnits: Measurement<RequestUnits> = {
-  name: 'requestUnits',
-  title: "in process: each request's DynamoDB request units, stream records and item sizes (the capacity model's inputs)",
-  needs: ['dynamodb'],
-  run: (context) =>
-    measureRequestUnits({
-      endpoint: context.dynamodb.endpoint,
-      tables: context.dynamodb.tables,
-      client: context.dynamodb.stores.client,
-      owner: context.dynamodb.owner,
-      setting: context.setting,
-    }),
-  targets: (r) => ({
-    oneEventEach: holds(
-      'each operation reaches the stream consumer once and means one lifecycle event',
-      '1 record, 1 event',
-      OPERATIONS.map((op) => `${op} ${r.operations[op].consumerRecords}/${r.operations[op].events}`).join(', '),
-      OPERATIONS.every((op) => r.operations[op].consumerRecords === 1 && r.operations[op].events === 1),
-    ),
-    unitsFromSizes: holds(
-      "a create's write units are its profile's size in KB, rounded up (DynamoDB Local against DynamoDB's rules)",
-      `${Math.ceil(r.items.profile / 1024)} (${r.items.profile} bytes)`,
-      r.operations.createUser.units.users?.writeUnits ?? 0,
-      r.operations.createUser.units.users?.writeUnits === Math.ceil(r.items.profile / 1024),
-    ),
-  }),
-  render: (r) => `## DynamoDB request units and stream records per request
-
-Each request once, in process, the requests it sent recorded and billed by AWS's rules (capacity/request-units.ts: a missing item's read, a refused condition, a transaction twice per item), DynamoDB Local's consumed capacity beside them as a cross-check only, and the users table's stream read back: records, those the consumer's filter passes, the events they mean. The capacity model (\`npm run capacity\`, docs/capacity.md) reads these. The sign-in is the module's store (the profile and a state item per user).
-
-${table(
-  ['request', 'units (W writes, R reads)', 'stream records', 'to the consumer', 'events'],
-  [
-    ...OPERATIONS.map((op) => [
-      op,
-      units(r.operations[op]),
-      r.operations[op].streamRecords,
-      r.operations[op].consumerRecords,
-      r.operations[op].events,
-    ]),
-    ...OPERATIONS.map((op) => {
-      const f = r.withIdempotencyKey[op];
-      return [`${op} + Idempotency-Key`, units(f), f.streamRecords, f.consumerRecords, f.events];
-    }),
-    ...SIGN_IN_OUTCOMES.map((o) => [
-      `sign-in ${o}`,
-      units(r.signIn[o]),
-      r.signIn[o].streamRecords,
-      r.signIn[o].consumerRecords,
-      r.signIn[o].events,
-    ]),
-  ],
-)}
-
-Item sizes (bytes, DynamoDB's rules): ${ITEMS.map((item) => `${item} ${r.items[item]}`).join(', ')}.`,
-};

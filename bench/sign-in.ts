@@ -1,0 +1,131 @@
+/**
+ * A sign-in outcome against its floor, in this process: the sign-in package as a tool runs it (its
+ * public createSignIn, on its own DynamoDB client) beside the same verification and the same DynamoDB
+ * requests sent bare on a twin user (bench/kit.ts, `replayer`). Each outcome is one file of
+ * bench/measurements/ that says how to reach it; a new function of the package (say, a session
+ * check) is one more such file.
+ */
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { hash, verify as verifyHash } from '@node-rs/argon2';
+import { createSignIn, type SignIn } from '@white-label-user-management/sign-in';
+import { formatArgon2Setting } from '#platform/config';
+import { localConnection } from '#store/client';
+import type { Env } from './env';
+import { atMost, inRounds, type Measurement, over, replayer, timed, twinEmails, type WireRequest, wireRequest } from './kit';
+
+export const PASSWORD = 'correct horse battery staple';
+export const WRONG = 'not the password at all';
+/** A call of the package: at most this many milliseconds above its floor. */
+const LIMIT_MS = 1;
+const WARM_UP = 3;
+
+export interface SignInKit {
+  /** The package, its requests recorded; its clock is `now()` plus `advance`d seconds. */
+  readonly signIn: SignIn;
+  readonly ownerId: string;
+  /** The hash every user is stored with (the service's setting). */
+  readonly storedHash: string;
+  /** How many times the measurement will make the call (its warm-up included). */
+  readonly calls: number;
+  /** A user of the module and its twin alike: the module's e-mail. */
+  user(tag: string, options?: { mustReset?: boolean }): Promise<string>;
+  /** Moves the package's clock on (past a wait). */
+  advance(seconds: number): void;
+  /** Runs `work` on the package and sends its requests to the twin as well (a set-up both must share). */
+  mirrored<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export interface Outcome {
+  readonly title: string;
+  /** Builds the outcome's users; returns the call (which must answer `expect`) and the password its floor verifies, if any. */
+  prepare(kit: SignInKit): Promise<{ call(): Promise<{ outcome: string }>; expect: string; verifies?: string }>;
+}
+
+/** The measurement of one outcome: its call and its floor, step by step, over rounds. */
+export const signInMeasurement = (name: string, outcome: Outcome): Measurement => ({
+  title: `sign-in ${outcome.title}, against the same verification and DynamoDB requests bare`,
+  async run(env: Env) {
+    const { endpoint, stores, owner, config } = await env.dynamodb();
+    let recorded: WireRequest[] | undefined;
+    type Handler = {
+      handle(request: { headers: Record<string, string>; body: unknown }, options?: unknown): Promise<unknown>;
+      destroy?(): void;
+    };
+    const inner = new DynamoDBClient(localConnection(endpoint)).config.requestHandler as Handler;
+    let offset = 0;
+    const signIn = createSignIn({
+      usersTable: config.usersTableName,
+      signInTable: config.signInTableName,
+      argon2Setting: formatArgon2Setting(env.setting),
+      now: () => Date.now() + offset,
+      dynamodb: {
+        ...localConnection(endpoint),
+        // Every request the package sends, as sent: what its floor replays.
+        requestHandler: {
+          handle(request: Parameters<Handler['handle']>[0], options?: unknown) {
+            recorded?.push(wireRequest(request));
+            return inner.handle(request, options);
+          },
+        } as never,
+      },
+    });
+    const bare = new DynamoDBClient(localConnection(endpoint));
+    const replay = replayer(bare);
+    const storedHash = await hash(PASSWORD, { algorithm: 2, ...env.setting });
+    const during = async <T>(work: () => Promise<T>) => {
+      recorded = [];
+      try {
+        return { result: await work(), requests: recorded };
+      } finally {
+        recorded = undefined;
+      }
+    };
+    const kit: SignInKit = {
+      signIn,
+      ownerId: owner.ownerId,
+      storedHash,
+      calls: WARM_UP + env.size.rounds * env.size.perRound,
+      async user(tag, options = {}) {
+        const { module, twin } = twinEmails(tag);
+        for (const email of [module, twin])
+          await stores.users.createUser({
+            ownerId: owner.ownerId,
+            email,
+            passwordHash: storedHash,
+            shouldResetPassword: options.mustReset === true,
+          });
+        return module;
+      },
+      advance: (seconds) => {
+        offset += seconds * 1000;
+      },
+      async mirrored(work) {
+        const { result, requests } = await during(work);
+        await replay(requests);
+        return result;
+      },
+    };
+    const { call, expect, verifies } = await outcome.prepare(kit);
+    const step = async () => {
+      let requests: WireRequest[] = [];
+      const module = await timed(async () => {
+        const done = await during(call);
+        if (done.result.outcome !== expect) throw new Error(`${name}: expected ${expect}, got ${done.result.outcome}`);
+        requests = done.requests;
+      });
+      const floor = await timed(async () => {
+        if (verifies !== undefined) await verifyHash(storedHash, verifies);
+        await replay(requests);
+      });
+      return { module, floor };
+    };
+    for (let i = 0; i < WARM_UP; i++) await step();
+    const samples = await inRounds(env, name, step);
+    const { difference, floorMs } = over(samples, 'module', 'floor');
+    await signIn.close();
+    bare.destroy();
+    inner.destroy?.();
+    return [atMost(`sign-in ${outcome.title}, above its floor`, 'ms', LIMIT_MS, difference, floorMs)];
+  },
+});
