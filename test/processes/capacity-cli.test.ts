@@ -36,10 +36,10 @@ describe('npm run capacity', () => {
     // Each operation has its own 100/s in prod (the stage throttle applies per method).
     expect(first('createUser')?.slice(1, 4)).toEqual(['createUser', '100', 'API Gateway stage throttle (prod, each method) (setting)']);
     // By AWS's rules: the profile and the state read strongly consistent, each on its table, the count and the sign-in table's part
-    // of the transaction (the state's and the trusted budget's deletes and the new device record, each billed twice), which sets the
-    // row (capacity/flows.ts): 4,000 writes a second over 7 and a third units per attempt.
+    // of the transaction (the state's delete and the new device record, each billed twice), then the cap's Query of the device
+    // records, which sets the row (capacity/flows.ts): 5 writes and 2 reads per attempt on the sign-in table.
     expect(first('sign-in ok')?.slice(2, 4)).toEqual([
-      '545',
+      '705',
       'DynamoDB sign-in table, new on-demand (4,000 writes or 12,000 reads a second)',
     ]);
     for (const name of ['resetUserPassword', 'deleteUser', 'createUser + Idempotency-Key', 'sign-in wrong', 'sign-in unknown']) {

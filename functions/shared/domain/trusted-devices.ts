@@ -18,6 +18,7 @@
  * binding (a digest of the profile's `created_at` and `updated_at`) is the profile's, so a re-created
  * user or a changed password (an API reset, changePassword, an owner's reset: each sets `updated_at`;
  * a sign-in's rehash does not) voids it; and it has failed fewer than DEVICE_FAILURE_LIMIT times in a row.
+ * Only its own failures count there: another device's never take its trust away (docs/adr/0030-trust-per-device.md).
  */
 
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -29,10 +30,14 @@ export const DEVICE_COOKIE_DAYS = 30;
 export const DEVICE_FAILURE_LIMIT = 5;
 
 /**
- * Trusted failures of all a user's cookies together between two successes. Untrusted failures lock at
- * MAX_FAILED_SIGN_INS minus this budget, so failures between two successes never pass NIST's 100.
+ * Device records kept per user (C): a success that makes a new one deletes the least recently used past
+ * this many. At most C devices can be trusted, so their failures (C × DEVICE_FAILURE_LIMIT) and the
+ * untrusted ones (sign-in-attempts.ts) between two successes stay within NIST's 100.
  */
-export const TRUSTED_FAILURE_BUDGET = 10;
+export const MAX_DEVICES_PER_USER = 8;
+
+/** The most trusted failures between two successes: C × L. */
+export const TRUSTED_FAILURES_AT_MOST = MAX_DEVICES_PER_USER * DEVICE_FAILURE_LIMIT;
 
 /**
  * The cookies a browser keeps, one per account: the tool drops the least recently used past this many
