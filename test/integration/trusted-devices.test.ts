@@ -19,7 +19,7 @@ import { type SignInDeps, signIn as signInRule } from '#domain/sign-in';
 import { FREE_FAILURES, fastestLockoutSeconds, hashTag, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { revokeDevices as revokeDevicesRule } from '#domain/sign-in-devices';
 import { createSignInMemory } from '#domain/sign-in-memory';
-import { DEVICE_COOKIE_DAYS, DEVICE_FAILURE_LIMIT, MAX_DEVICES_PER_USER } from '#domain/trusted-devices';
+import { DEVICE_COOKIE_DAYS, DEVICE_FAILURE_LIMIT, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '#domain/trusted-devices';
 import { formatArgon2Setting } from '#platform/config';
 import { localConnection } from '#store/client';
 import { createSignInStore } from '#store/sign-in-store';
@@ -386,6 +386,8 @@ describe('the owner lists and revokes trusted devices', () => {
     expect((await tool.listDevices({ ownerId: owner.ownerId, email })).map((d) => d.deviceId).sort()).toEqual(
       listed.map((d) => d.deviceId).sort(),
     );
+    // Past the rotation's grace (rotation-with-grace tests below), b's old value no longer signs in as trusted.
+    clock += ROTATION_GRACE_SECONDS * 1000 + 1000;
     await untilWaiting(email);
     expect((await signIn(email, RIGHT, b)).outcome).toBe('throttled');
     expect(
@@ -402,7 +404,7 @@ describe('the owner lists and revokes trusted devices', () => {
     expect(name).toBe(deviceCookieName(owner.ownerId, 'jane@example.com'));
     expect(name).not.toBe(deviceCookieName(other.ownerId, 'jane@example.com'));
     expect(name).toMatch(/^__Host-device-[A-Za-z0-9_-]{16}$/);
-    expect(DEVICE_COOKIE).toEqual({ prefix: '__Host-device-', days: 30, perBrowser: 5, failureLimit: 5, perUser: 8 });
+    expect(DEVICE_COOKIE).toEqual({ prefix: '__Host-device-', days: 30, perBrowser: 5, failureLimit: 5, perUser: 8, graceSeconds: 60 });
   });
 });
 
@@ -515,4 +517,55 @@ describe('a revocation in flight wins', () => {
     expect(rounds.filter((r) => r.outcome === 'ok' || r.left > 0)).toEqual([]);
     expect(new Set(rounds.map((r) => r.outcome))).toEqual(new Set(['locked']));
   }, 120_000);
+});
+
+describe('rotation with grace', () => {
+  it('a lost response: the retry with the previous cookie answers ok through a lock, once; the newer cookie stays valid', async () => {
+    const email = uniqueEmail('lost-response');
+    await create(email, RIGHT);
+    const sent = cookieOf(await signIn(email, RIGHT));
+    await lockToStrangers(email);
+    // The response carrying `lost` never reached the browser, which retries with the cookie it has.
+    const lost = cookieOf(await signIn(email, RIGHT, sent));
+    clock += 10_000;
+    const retried = await signIn(email, RIGHT, sent);
+    expect(retried.outcome).toBe('ok');
+    // The grace is used up; the newer cookie and the retry's both sign in.
+    expect((await signIn(email, RIGHT, sent)).outcome).toBe('locked');
+    expect((await signIn(email, RIGHT, cookieOf(retried))).outcome).toBe('ok');
+    const newer = cookieOf(await signIn(email, RIGHT, lost));
+    // A replayed older cookie (before the previous one) is untrusted and never changes the device's current cookie.
+    expect((await signIn(email, RIGHT, sent)).outcome).toBe('locked');
+    expect((await signIn(email, RIGHT, newer)).outcome).toBe('ok');
+  }, 60_000);
+
+  it('the grace is used up by a wrong attempt, and ends with its time, a reset or a revocation', async () => {
+    const email = uniqueEmail('grace-ends');
+    await create(email, RIGHT);
+    const rotate = async (cookie: string) => cookieOf(await signIn(email, RIGHT, cookie));
+    const first = cookieOf(await signIn(email, RIGHT));
+    await lockToStrangers(email);
+    // Used up by a wrong guess with it: the right password after it is a stranger's.
+    let current = await rotate(first);
+    expect((await signIn(email, 'typo', first)).outcome).toBe('wrong');
+    expect((await signIn(email, RIGHT, first)).outcome).toBe('locked');
+    // Past its time.
+    let previous = current;
+    current = await rotate(current);
+    clock += ROTATION_GRACE_SECONDS * 1000 + 1000;
+    expect((await signIn(email, RIGHT, previous)).outcome).toBe('locked');
+    // Revoked with the device.
+    previous = current;
+    current = await rotate(current);
+    await tool.revokeDevices({ ownerId: owner.ownerId, email, deviceId: current.split('.')[0]! });
+    expect((await signIn(email, RIGHT, previous)).outcome).toBe('locked');
+    // A reset changes the binding: the previous cookie in its grace is no longer valid either.
+    const other = uniqueEmail('grace-reset');
+    await create(other, RIGHT);
+    const before = cookieOf(await signIn(other, RIGHT));
+    await signIn(other, RIGHT, before);
+    await reset(other, `${RIGHT} reset`);
+    await lockToStrangers(other);
+    expect((await signIn(other, `${RIGHT} reset`, before)).outcome).toBe('locked');
+  }, 60_000);
 });

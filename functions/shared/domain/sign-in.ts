@@ -87,7 +87,8 @@ export interface SignInStore {
   ): Promise<{ readonly counted: true } | { readonly counted: false; readonly found: AttemptState | undefined }>;
   /**
    * Counts a trusted attempt, in one write apart from the untrusted state: one more failure on the device's
-   * own record, on condition that it still holds `device.secretDigest`, has failed fewer than
+   * own record, on condition that it still holds `device.secretDigest` (with `previous`: as the cookie its
+   * last rotation replaced, within the grace, which the write then ends), has failed fewer than
    * DEVICE_FAILURE_LIMIT times and has not expired. False, with nothing written, when the condition fails.
    */
   countTrusted(
@@ -95,6 +96,7 @@ export interface SignInStore {
     email: string,
     device: { readonly deviceId: string; readonly secretDigest: string },
     now: number,
+    previous?: boolean,
   ): Promise<boolean>;
   /**
    * After a verified password: the profile checked (or its hash upgraded) on condition that the hash is still
@@ -232,6 +234,8 @@ export interface Verified {
   readonly matched: string;
   readonly forms: readonly string[];
   readonly device?: PresentedDevice;
+  /** The device's previous cookie, in its grace: the success makes a new record and leaves the current cookie valid. */
+  readonly grace?: true;
 }
 
 /** The first form of the password that `stored` accepts, or undefined. */
@@ -322,8 +326,8 @@ async function trustedAttempt(
   if (taken && 'busy' in taken) return { outcome: 'busy', retryAfterSeconds: taken.retryAfterSeconds };
   const read = await deps.store.read(ownerId, email, presented.deviceId);
   const { profile, device } = read;
-  if (!profile || !device || !trusts(device, presented, passwordBinding(profile.createdAt, profile.updatedAt), now()))
-    return { untrusted: read };
+  const trust = profile && trusts(device, presented, passwordBinding(profile.createdAt, profile.updatedAt), now());
+  if (!profile || !device || !trust) return { untrusted: read };
   let place: LanePlace | undefined;
   try {
     if (isCostly(profile.passwordHash, deps.setting)) {
@@ -331,10 +335,11 @@ async function trustedAttempt(
       if ('busy' in entry) return { outcome: 'busy', retryAfterSeconds: entry.retryAfterSeconds };
       place = entry.place;
     }
-    if (!(await deps.store.countTrusted(ownerId, email, presented, now()))) return { untrusted: read };
+    if (!(await deps.store.countTrusted(ownerId, email, presented, now(), trust === 'previous'))) return { untrusted: read };
     const verify = timedVerify(deps, deps.verify ?? (place ? place.verify : verifyHash));
     const matched = await firstMatch(profile.passwordHash, forms, verify);
-    return matched === undefined ? { outcome: 'wrong' } : { verified: { profile, matched, forms, device: presented } };
+    if (matched === undefined) return { outcome: 'wrong' };
+    return { verified: { profile, matched, forms, device: presented, ...(trust === 'previous' && { grace: true as const }) } };
   } finally {
     place?.release();
   }
@@ -469,17 +474,18 @@ export async function succeedWithCookie(
 ): Promise<IssuedCookie | 'distrusted' | undefined> {
   const now = (deps.now ?? Date.now)();
   const ownerKey = await deps.store.ownerDeviceKey(ownerId);
-  const rotate = verified.device;
+  // The previous cookie in its grace gets a new record: the current cookie (perhaps in a lost response) stays valid.
+  const rotate = verified.grace ? undefined : verified.device;
   const cookie = issueDeviceCookie(ownerKey, ownerId, email, now, rotate?.deviceId);
   const issue: NewDevice = { ...cookie, binding, at: new Date(now).toISOString() };
   const written = await write({
-    clearsUntrusted: rotate === undefined,
+    clearsUntrusted: verified.device === undefined,
     device: { issue, ...(rotate && { replaces: rotate.secretDigest }) },
   });
   if (written === 'hash') return undefined;
   if (written === 'device' && rotate) return 'distrusted';
   if (written === 'device') throw new Error('a new device record was refused: its id was taken');
-  if (!rotate) deps.memory?.forget(accountKey(ownerId, email));
+  if (!verified.device) deps.memory?.forget(accountKey(ownerId, email));
   return { deviceCookie: cookie.value, deviceCookieExpiresAt: new Date(cookie.expiresAt * 1000).toISOString() };
 }
 

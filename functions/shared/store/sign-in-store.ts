@@ -12,7 +12,13 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { OwnerPasswordPolicy } from '#domain/password-policy';
 import type { SignInRead, SignInStore, Success, SuccessWrite } from '#domain/sign-in';
 import type { AttemptState } from '#domain/sign-in-attempts';
-import { DEVICE_FAILURE_LIMIT, type DeviceRecord, MAX_DEVICES_PER_USER, newOwnerDeviceKey } from '#domain/trusted-devices';
+import {
+  DEVICE_FAILURE_LIMIT,
+  type DeviceRecord,
+  MAX_DEVICES_PER_USER,
+  newOwnerDeviceKey,
+  ROTATION_GRACE_SECONDS,
+} from '#domain/trusted-devices';
 import type { DocumentClient } from './client';
 import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from './owner-policy-item';
 import {
@@ -60,6 +66,8 @@ const DEVICE = {
   expiresAt: SIGN_IN_TABLE.timeToLiveAttribute!,
   createdAt: 'created_at',
   lastUsedAt: 'last_used_at',
+  previousDigest: 'previous_digest',
+  previousUntil: 'previous_until',
 } as const;
 const DEVICE_NAMES = {
   '#digest': DEVICE.digest,
@@ -68,7 +76,10 @@ const DEVICE_NAMES = {
   '#expires': DEVICE.expiresAt,
   '#created': DEVICE.createdAt,
   '#used': DEVICE.lastUsedAt,
+  '#previous': DEVICE.previousDigest,
+  '#previous_until': DEVICE.previousUntil,
 };
+const { '#previous': _previous, '#previous_until': _until, ...withoutPrevious } = DEVICE_NAMES;
 
 /** The record an item holds, or undefined when it holds none. */
 function deviceOf(item: Record<string, unknown> | undefined): DeviceRecord | undefined {
@@ -82,6 +93,8 @@ function deviceOf(item: Record<string, unknown> | undefined): DeviceRecord | und
     expiresAt: typeof item[DEVICE.expiresAt] === 'number' ? (item[DEVICE.expiresAt] as number) : 0,
     createdAt: String(item[DEVICE.createdAt] ?? ''),
     lastUsedAt: String(item[DEVICE.lastUsedAt] ?? ''),
+    ...(typeof item[DEVICE.previousDigest] === 'string' && { previousDigest: item[DEVICE.previousDigest] as string }),
+    ...(typeof item[DEVICE.previousUntil] === 'number' && { previousUntil: item[DEVICE.previousUntil] as number }),
   };
 }
 
@@ -146,17 +159,17 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
         Update: {
           TableName: signInTable,
           Key: deviceKey(ownerId, email, issue.deviceId),
-          UpdateExpression:
-            'SET #digest = :digest, #binding = :binding, #failures = :zero, #expires = :expires, #used = :at, #created = if_not_exists(#created, :at)',
+          // A rotation keeps the cookie it replaces as the previous one, accepted once within the grace.
+          UpdateExpression: `SET #digest = :digest, #binding = :binding, #failures = :zero, #expires = :expires, #used = :at, #created = if_not_exists(#created, :at)${replaces === undefined ? '' : ', #previous = :was, #previous_until = :grace'}`,
           ConditionExpression: replaces === undefined ? 'attribute_not_exists(pk)' : '#digest = :was',
-          ExpressionAttributeNames: DEVICE_NAMES,
+          ExpressionAttributeNames: replaces === undefined ? withoutPrevious : DEVICE_NAMES,
           ExpressionAttributeValues: {
             ':digest': issue.secretDigest,
             ':binding': issue.binding,
             ':zero': 0,
             ':expires': issue.expiresAt,
             ':at': issue.at,
-            ...(replaces !== undefined && { ':was': replaces }),
+            ...(replaces !== undefined && { ':was': replaces, ':grace': Date.parse(issue.at) + ROTATION_GRACE_SECONDS * 1000 }),
           },
         },
       });
@@ -234,7 +247,7 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
         [signInTable]: {
           Keys: [signInStateKey(ownerId, email), ...(deviceId === undefined ? [] : [deviceKey(ownerId, email, deviceId)])],
           ConsistentRead: true,
-          ProjectionExpression: 'sk, #failures, #wait, #tag, #expires, #digest, #binding, #created, #used',
+          ProjectionExpression: 'sk, #failures, #wait, #tag, #expires, #digest, #binding, #created, #used, #previous, #previous_until',
           ExpressionAttributeNames: { ...NAMES, ...DEVICE_NAMES },
         },
       };
@@ -312,21 +325,29 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
      * One UpdateItem on the device's record, apart from the untrusted state: one more failure, on condition
      * that it holds the digest, is under its limit and unexpired. No other device's failures are involved.
      */
-    async countTrusted(ownerId, email, device, now) {
+    async countTrusted(ownerId, email, device, now, previous = false) {
       try {
         await retryingConflicts(() =>
           db.send(
             new UpdateCommand({
               TableName: signInTable,
               Key: deviceKey(ownerId, email, device.deviceId),
-              UpdateExpression: 'ADD #failures :one',
-              ConditionExpression: '#digest = :digest AND #failures < :limit AND #expires > :now',
-              ExpressionAttributeNames: { '#failures': DEVICE.failures, '#digest': DEVICE.digest, '#expires': DEVICE.expiresAt },
+              // The previous cookie's one attempt: counted as the device's, and the grace ended in the same write.
+              UpdateExpression: previous ? 'ADD #failures :one REMOVE #was, #until' : 'ADD #failures :one',
+              ConditionExpression: previous
+                ? '#was = :digest AND #until > :now_ms AND #failures < :limit AND #expires > :now'
+                : '#digest = :digest AND #failures < :limit AND #expires > :now',
+              ExpressionAttributeNames: {
+                '#failures': DEVICE.failures,
+                '#expires': DEVICE.expiresAt,
+                ...(previous ? { '#was': DEVICE.previousDigest, '#until': DEVICE.previousUntil } : { '#digest': DEVICE.digest }),
+              },
               ExpressionAttributeValues: {
                 ':one': 1,
                 ':digest': device.secretDigest,
                 ':limit': DEVICE_FAILURE_LIMIT,
                 ':now': Math.floor(now / 1000),
+                ...(previous && { ':now_ms': now }),
               },
             }),
           ),

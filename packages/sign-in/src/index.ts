@@ -23,6 +23,7 @@ import {
   DEVICE_COOKIES_PER_BROWSER,
   DEVICE_FAILURE_LIMIT,
   MAX_DEVICES_PER_USER,
+  ROTATION_GRACE_SECONDS,
 } from '../../../functions/shared/domain/trusted-devices';
 import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '../../../functions/shared/platform/config';
 import { pwnedRangeCheck } from '../../../functions/shared/platform/pwned-range';
@@ -62,7 +63,8 @@ export const ADDRESS_LIMIT = { attempts: 10, windowSeconds: 60 } as const;
  * - `failureLimit`: a device's own consecutive failures after which it is no longer trusted (other devices'
  *   failures never count against it; only its own success clears them);
  * - `perUser`: device records kept per user, the least recently used deleted past it (untrusted attempts lock
- *   at 100 less `perUser` × `failureLimit`).
+ *   at 100 less `perUser` × `failureLimit`);
+ * - `graceSeconds`: how long after a rotation the device's previous cookie is still accepted, once.
  */
 export const DEVICE_COOKIE = {
   prefix: DEVICE_COOKIE_PREFIX,
@@ -70,6 +72,7 @@ export const DEVICE_COOKIE = {
   perBrowser: DEVICE_COOKIES_PER_BROWSER,
   failureLimit: DEVICE_FAILURE_LIMIT,
   perUser: MAX_DEVICES_PER_USER,
+  graceSeconds: ROTATION_GRACE_SECONDS,
 } as const;
 
 /** The device cookie's name for one account of one owner's tool (`__Host-device-` and 16 characters that name neither). */
