@@ -48,7 +48,7 @@ describe('npm run capacity', () => {
     expect(result.stdout).toMatch(/^\| the owner's own account \(users table\) +\| a create, reset or delete of the owner's own e-mail/m);
     expect(result.stdout).toContain('Every limit, lowest first');
     expect(result.stdout).toContain(
-      "Sign-in rows, request units by AWS's rules (capacity/flows.ts): sign-in ok 545, sign-in wrong 3,000, sign-in unknown 3,000 a second; none above the 6,000 that two strongly consistent reads per attempt allow.",
+      "Sign-in rows, request units by AWS's rules (capacity/flows.ts): sign-in ok 705, sign-in wrong 3,000, sign-in unknown 3,000 a second; none above the 6,000 that two strongly consistent reads per attempt allow.",
     );
   }, 60_000);
 
