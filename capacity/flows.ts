@@ -51,14 +51,14 @@ export function signInRequests(flow: SignInFlow, sizes: SignInSizes, tables: Sig
   if (flow === 'throttled') return read;
   const count: UnitRequest = { kind: 'UpdateItem', table: tables.state, write: { before: storedState, after: sizes.state } };
   if (flow !== 'ok') return [...read, count];
-  // An untrusted success: the profile checked, and on the sign-in table the state deleted, the trusted budget deleted (absent:
-  // a delete of nothing is still billed), and the new device record written (under 1 KB, as the state: sized as it).
+  // An untrusted success: the profile checked, and on the sign-in table the state deleted and the new device record written
+  // (under 1 KB, as the state: sized as it); then the cap's strongly consistent Query of the user's device records (here the one).
   const profileWrites = [{ before: sizes.profile, after: sizes.profile }];
   const stateWrites = [
     { before: sizes.state, after: null },
-    { before: null, after: null },
     { before: null, after: sizes.state },
   ];
+  const cap: UnitRequest = { kind: 'Query', table: tables.state, items: [sizes.state], consistency: 'strong' };
   const settle: UnitRequest[] =
     tables.profile === tables.state
       ? [{ kind: 'TransactWriteItems', table: tables.profile, writes: [...profileWrites, ...stateWrites] }]
@@ -66,7 +66,7 @@ export function signInRequests(flow: SignInFlow, sizes: SignInSizes, tables: Sig
           { kind: 'TransactWriteItems', table: tables.profile, writes: profileWrites },
           { kind: 'TransactWriteItems', table: tables.state, writes: stateWrites },
         ];
-  return [...read, count, ...settle];
+  return [...read, count, ...settle, cap];
 }
 
 /** The units one attempt of `flow` consumes, by table. */

@@ -106,8 +106,9 @@ describe('refusals answered from memory', () => {
     clock += 1;
     expect(await t.run(known, 'the second password')).toEqual({ outcome: 'ok' });
     expect(await t.run(unknown, 'another guess')).toEqual({ outcome: 'throttled', retryAfterSeconds: 28 });
-    // The success reads the owner's device key (an UpdateItem that makes it when absent, once per process), then writes.
-    expect(t.commands).toEqual(['BatchGetItem', 'UpdateItem', 'UpdateItem', 'TransactWriteItems', 'BatchGetItem']);
+    // The success reads the owner's device key (an UpdateItem that makes it when absent, once per process), then writes,
+    // then queries the user's device records for the cap (trusted-devices.ts: MAX_DEVICES_PER_USER).
+    expect(t.commands).toEqual(['BatchGetItem', 'UpdateItem', 'UpdateItem', 'TransactWriteItems', 'Query', 'BatchGetItem']);
   }, 60_000);
 
   it(`keeps at most ${REFUSAL_MEMORY.entries} e-mails, within the stated ${SIGN_IN_MEMORY_BOUND_MIB} MiB with the owners' mixes full`, () => {

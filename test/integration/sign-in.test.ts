@@ -231,14 +231,16 @@ describe('imported hashes', () => {
       expect([user.tool, await seen.run(user.email, `${user.password}?`)]).toEqual([user.tool, { outcome: 'wrong' }]);
       expect([user.tool, await seen.run(user.email, user.password)]).toEqual([user.tool, { outcome: 'ok' }]);
       // Each attempt reads and counts; the success reads the owner's device key (once per process), then replaces the
-      // hash, deletes the trusted budget and the state and writes the device's record in one transaction.
+      // hash, deletes the state and writes the device's record in one transaction, then queries the user's device records
+      // for the cap (trusted-devices.ts: MAX_DEVICES_PER_USER).
       expect(seen.commands).toEqual([
         ['BatchGetItem'],
         ['UpdateItem'],
         ['BatchGetItem'],
         ['UpdateItem'],
         ['UpdateItem'],
-        ['UpdateItem', 'DeleteItem', 'DeleteItem', 'UpdateItem'],
+        ['UpdateItem', 'DeleteItem', 'UpdateItem'],
+        ['Query'],
       ]);
       const stored = await profile(user.email);
       expect(stored.password_hash).toMatch(CURRENT);

@@ -3,24 +3,28 @@
  * the sign-in package's entry (packages/sign-in/src/index.ts) on DynamoDB Local, on users the service
  * stored: a user holding a device cookie signs in through an attacker's 60 hours of guesses; without one
  * the NIST schedule holds; a forged, expired, voided, another user's or another owner's cookie gives
- * nothing that no cookie gives, at no more store work; a cookie's own failures distrust only that cookie;
- * the trusted budget; must-reset, changePassword and a rehash; listing and revoking.
+ * nothing that no cookie gives, at no more store work (nor a cookie of another type than a string); a
+ * device's own failures distrust only that device, whatever other devices' stolen cookies do (12 hours of
+ * it); at most MAX_DEVICES_PER_USER records; a revocation in flight wins; must-reset, changePassword and a
+ * rehash; listing and revoking (docs/adr/0030-trust-per-device.md).
  */
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import bcrypt from 'bcryptjs';
 import { createCostlyLane } from '#domain/costly-lane';
+import { verifyHash } from '#domain/password-hashes';
 import { type SignInDeps, signIn as signInRule } from '#domain/sign-in';
 import { FREE_FAILURES, fastestLockoutSeconds, hashTag, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
+import { revokeDevices as revokeDevicesRule } from '#domain/sign-in-devices';
 import { createSignInMemory } from '#domain/sign-in-memory';
-import { DEVICE_COOKIE_DAYS, DEVICE_FAILURE_LIMIT, TRUSTED_FAILURE_BUDGET } from '#domain/trusted-devices';
+import { DEVICE_COOKIE_DAYS, DEVICE_FAILURE_LIMIT, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '#domain/trusted-devices';
 import { formatArgon2Setting } from '#platform/config';
 import { localConnection } from '#store/client';
 import { createSignInStore } from '#store/sign-in-store';
 import { processStores } from '#store/stores';
-import { signInStateKey, userKey } from '#store/table-layout';
+import { DEVICE_SK_PREFIX, signInStateKey, userKey, userPk } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
@@ -61,6 +65,33 @@ const reset = async (email: string, password: string) =>
   expect((await invoke(resetUserPassword, { user_email: email, new_password: password }, owner.apiKey)).status).toBe(200);
 const signIn = (email: string, password: string, deviceCookie?: string, as = owner) =>
   tool.signIn({ ownerId: as.ownerId, email, password, ...(deviceCookie !== undefined && { deviceCookie }) });
+/** The account's untrusted state as UNTRUSTED_FAILURE_LIMIT failures leave it: locked to strangers until a reset. */
+async function lockToStrangers(email: string) {
+  const { Item } = await stores.client.send(new GetCommand({ TableName: config.usersTableName, Key: userKey(owner.ownerId, email) }));
+  await stores.client.send(
+    new PutCommand({
+      TableName: config.signInTableName,
+      Item: {
+        ...signInStateKey(owner.ownerId, email),
+        failures: UNTRUSTED_FAILURE_LIMIT,
+        wait_until: 0,
+        hash_tag: hashTag(Item!.password_hash),
+      },
+    }),
+  );
+}
+/** How many device records the user has, trusted or not. */
+const records = async (email: string) =>
+  (
+    await stores.client.send(
+      new QueryCommand({
+        TableName: config.signInTableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': userPk(owner.ownerId, email), ':prefix': DEVICE_SK_PREFIX },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items?.length ?? 0;
 const cookieOf = (result: SignInResult) => {
   if (result.outcome !== 'ok' && result.outcome !== 'must-reset') throw new Error(`expected a success, got ${JSON.stringify(result)}`);
   return result.deviceCookie;
@@ -190,7 +221,7 @@ describe('a cookie that is not valid for this user now gives nothing that no coo
           ownerId: owner.ownerId,
           email,
           password: RIGHT,
-          ...(cookie && { deviceCookie: cookie }),
+          ...(cookie !== undefined && { deviceCookie: cookie }),
         });
         return { outcome: result.outcome, commands: [...observe.commands] };
       };
@@ -200,6 +231,8 @@ describe('a cookie that is not valid for this user now gives nothing that no coo
       expect(none.outcome).toBe('throttled');
       for (const cookie of [forged, tampered, neighbours, otherOwners, 'junk', 'x'.repeat(100_000)])
         expect(await attempt(cookie)).toEqual(none);
+      // Of another type than a string (an object, as cookie parsers make of `j:` values; a number; null): no cookie.
+      for (const cookie of [{ j: valid }, [valid], 42, null] as unknown as string[]) expect(await attempt(cookie)).toEqual(none);
       expect(await attempt(valid)).toMatchObject({ outcome: 'ok' });
     } finally {
       await observe.close();
@@ -226,20 +259,33 @@ describe('a cookie that is not valid for this user now gives nothing that no coo
 });
 
 describe('per cookie, apart from the untrusted count', () => {
-  it('a cookie’s own failures distrust only that cookie; the trusted budget then sends the rest to the untrusted count', async () => {
+  it('a device’s own failures distrust only that device; the others’ never do, and listDevices says so', async () => {
     const email = uniqueEmail('three-browsers');
     await create(email, RIGHT);
     const browsers = [];
     for (let i = 0; i < 3; i++) browsers.push(cookieOf(await signIn(email, RIGHT)));
     await untilWaiting(email);
     const [first, second, third] = browsers as [string, string, string];
-    for (let i = 0; i < DEVICE_FAILURE_LIMIT; i++) expect((await signIn(email, 'typo', first)).outcome).toBe('wrong');
-    // The first cookie is no longer trusted: its attempt is an untrusted one, refused during the wait; the others still sign in.
+    for (const stolen of [first, second])
+      for (let i = 0; i < DEVICE_FAILURE_LIMIT; i++) expect((await signIn(email, 'typo', stolen)).outcome).toBe('wrong');
+    // Both are no longer trusted: their attempts are untrusted ones, refused during the wait; the third still signs in.
     expect((await signIn(email, RIGHT, first)).outcome).toBe('throttled');
-    expect(DEVICE_FAILURE_LIMIT * 2).toBe(TRUSTED_FAILURE_BUDGET);
-    for (let i = 0; i < DEVICE_FAILURE_LIMIT; i++) expect((await signIn(email, 'typo', second)).outcome).toBe('wrong');
-    // The budget is spent: the third cookie's attempt is not counted as trusted, so it waits with the untrusted ones.
-    expect((await signIn(email, RIGHT, third)).outcome).toBe('throttled');
+    expect((await signIn(email, RIGHT, second)).outcome).toBe('throttled');
+    const listed = await tool.listDevices({ ownerId: owner.ownerId, email });
+    expect(listed.map((d) => d.deviceId)).toEqual([third.split('.')[0]]);
+    expect((await signIn(email, RIGHT, third)).outcome).toBe('ok');
+  }, 60_000);
+
+  it('the object cookie through the package: signIn and changePassword answer as with no cookie, never a TypeError', async () => {
+    const email = uniqueEmail('object-cookie');
+    await create(email, RIGHT);
+    const cookie = cookieOf(await signIn(email, RIGHT));
+    await untilWaiting(email);
+    const object = { j: cookie } as unknown as string;
+    expect((await signIn(email, RIGHT, object)).outcome).toBe('throttled');
+    const change = { ownerId: owner.ownerId, email, currentPassword: RIGHT, newPassword: `${RIGHT} new` };
+    expect((await tool.changePassword({ ...change, deviceCookie: object })).outcome).toBe('throttled');
+    expect((await signIn(email, RIGHT, cookie)).outcome).toBe('ok');
   }, 60_000);
 
   it('a trusted success does not clear the untrusted count (the attacker’s); it clears the cookie’s failures and the budget', async () => {
@@ -264,23 +310,12 @@ describe('per cookie, apart from the untrusted count', () => {
     expect((await signIn(email, RIGHT, fresh)).outcome).toBe('ok');
   }, 60_000);
 
-  it('locked by untrusted failures at 100 less the trusted budget; a trusted device still signs in', async () => {
+  it('locked by untrusted failures at 100 less C devices × L failures; a trusted device still signs in', async () => {
     const email = uniqueEmail('locked');
     await create(email, RIGHT);
     const cookie = cookieOf(await signIn(email, RIGHT));
-    const { Item } = await stores.client.send(new GetCommand({ TableName: config.usersTableName, Key: userKey(owner.ownerId, email) }));
-    await stores.client.send(
-      new PutCommand({
-        TableName: config.signInTableName,
-        Item: {
-          ...signInStateKey(owner.ownerId, email),
-          failures: UNTRUSTED_FAILURE_LIMIT,
-          wait_until: 0,
-          hash_tag: hashTag(Item!.password_hash),
-        },
-      }),
-    );
-    expect(UNTRUSTED_FAILURE_LIMIT + TRUSTED_FAILURE_BUDGET).toBe(100);
+    await lockToStrangers(email);
+    expect(UNTRUSTED_FAILURE_LIMIT + MAX_DEVICES_PER_USER * DEVICE_FAILURE_LIMIT).toBe(100);
     expect((await signIn(email, RIGHT)).outcome).toBe('locked');
     expect((await signIn(email, RIGHT, cookie)).outcome).toBe('ok');
   });
@@ -351,6 +386,8 @@ describe('the owner lists and revokes trusted devices', () => {
     expect((await tool.listDevices({ ownerId: owner.ownerId, email })).map((d) => d.deviceId).sort()).toEqual(
       listed.map((d) => d.deviceId).sort(),
     );
+    // Past the rotation's grace (rotation-with-grace tests below), b's old value no longer signs in as trusted.
+    clock += ROTATION_GRACE_SECONDS * 1000 + 1000;
     await untilWaiting(email);
     expect((await signIn(email, RIGHT, b)).outcome).toBe('throttled');
     expect(
@@ -367,6 +404,168 @@ describe('the owner lists and revokes trusted devices', () => {
     expect(name).toBe(deviceCookieName(owner.ownerId, 'jane@example.com'));
     expect(name).not.toBe(deviceCookieName(other.ownerId, 'jane@example.com'));
     expect(name).toMatch(/^__Host-device-[A-Za-z0-9_-]{16}$/);
-    expect(DEVICE_COOKIE).toEqual({ prefix: '__Host-device-', days: 30, perBrowser: 5, failureLimit: 5, accountBudget: 10 });
+    expect(DEVICE_COOKIE).toEqual({ prefix: '__Host-device-', days: 30, perBrowser: 5, failureLimit: 5, perUser: 8, graceSeconds: 60 });
   });
+});
+
+describe('trust per device, against stolen cookies of the user’s other devices', () => {
+  it('D1 answers ok on every try for 12 hours while D2’s and D3’s cookies fail and strangers guess at each wait’s end; then changed through a lock', async () => {
+    const email = uniqueEmail('d1-d2-d3');
+    await create(email, RIGHT);
+    let d1 = cookieOf(await signIn(email, RIGHT));
+    const stolen = [cookieOf(await signIn(email, RIGHT)), cookieOf(await signIn(email, RIGHT))];
+    const start = clock;
+    let attackAt = clock;
+    let userAt = clock + 600_000;
+    let guesses = 0;
+    const userOutcomes: string[] = [];
+    while (clock < start + 12 * 3_600_000) {
+      if (userAt <= attackAt) {
+        clock = userAt;
+        const result = await signIn(email, RIGHT, d1);
+        userOutcomes.push(result.outcome);
+        if (result.outcome === 'ok') d1 = result.deviceCookie;
+        userAt = clock + 600_000;
+        continue;
+      }
+      clock = attackAt;
+      guesses++;
+      // The stolen cookies first (until each is no longer trusted), then every guess as a stranger's, at each wait's end.
+      const result = await signIn(email, `guess-${guesses}`, stolen[guesses % 2]);
+      attackAt =
+        result.outcome === 'throttled' ? clock + result.retryAfterSeconds * 1000 : result.outcome === 'locked' ? clock + 3_600_000 : clock;
+    }
+    expect(guesses).toBeGreaterThan(2 * DEVICE_FAILURE_LIMIT + FREE_FAILURES);
+    expect(userOutcomes.length).toBeGreaterThanOrEqual(12 * 6 - 1);
+    expect(userOutcomes.filter((outcome) => outcome !== 'ok')).toEqual([]);
+    // listDevices tells what each device's next attempt is: D1 trusted, the stolen two not.
+    expect((await tool.listDevices({ ownerId: owner.ownerId, email })).map((d) => d.deviceId)).toEqual([d1.split('.')[0]]);
+    await lockToStrangers(email);
+    expect((await signIn(email, RIGHT)).outcome).toBe('locked');
+    const changed = await tool.changePassword({
+      ownerId: owner.ownerId,
+      email,
+      currentPassword: RIGHT,
+      newPassword: `${RIGHT} after`,
+      deviceCookie: d1,
+    });
+    expect(changed).toMatchObject({ outcome: 'changed' });
+  }, 300_000);
+});
+
+describe('at most MAX_DEVICES_PER_USER device records', () => {
+  it('300 sign-ins of a client that keeps no cookie leave at most the cap, the most recent kept and trusted', async () => {
+    const email = uniqueEmail('cookieless');
+    await create(email, RIGHT);
+    let last = '';
+    for (let i = 0; i < 300; i++) {
+      clock += 1000;
+      last = cookieOf(await signIn(email, RIGHT));
+    }
+    expect(await records(email)).toBeLessThanOrEqual(MAX_DEVICES_PER_USER);
+    const listed = await tool.listDevices({ ownerId: owner.ownerId, email });
+    expect(listed).toHaveLength(MAX_DEVICES_PER_USER);
+    expect(listed[0]!.deviceId).toBe(last.split('.')[0]);
+  }, 300_000);
+
+  it('the least recently used goes first: a device signing in again outlives newer ones that do not', async () => {
+    const email = uniqueEmail('lru');
+    await create(email, RIGHT);
+    clock += 1000;
+    let kept = cookieOf(await signIn(email, RIGHT));
+    const device = kept.split('.')[0];
+    for (let i = 0; i < 2 * MAX_DEVICES_PER_USER; i++) {
+      clock += 1000;
+      await signIn(email, RIGHT);
+      clock += 1000;
+      kept = cookieOf(await signIn(email, RIGHT, kept));
+    }
+    // Still the same device (its rotations kept its id), trusted through a wait.
+    expect(kept.split('.')[0]).toBe(device);
+    await untilWaiting(email);
+    expect((await signIn(email, RIGHT, kept)).outcome).toBe('ok');
+  }, 120_000);
+});
+
+describe('a revocation in flight wins', () => {
+  it('revokeDevices returning while a trusted sign-in verifies, on a locked account: never ok, no device left (16 rounds)', async () => {
+    const observe = observed();
+    let during: (() => Promise<unknown>) | undefined;
+    const deps: SignInDeps = {
+      ...observe.deps,
+      verify: async (stored, password) => {
+        const hook = during;
+        during = undefined;
+        await hook?.();
+        return verifyHash(stored, password);
+      },
+    };
+    const rounds: { outcome: string; left: number }[] = [];
+    try {
+      for (let round = 0; round < 16; round++) {
+        const email = uniqueEmail('revoke-race');
+        await create(email, RIGHT);
+        const cookie = cookieOf(await signIn(email, RIGHT));
+        await lockToStrangers(email);
+        during = () => revokeDevicesRule(deps, { ownerId: owner.ownerId, email });
+        const result = await signInRule(deps, { ownerId: owner.ownerId, email, password: RIGHT, deviceCookie: cookie });
+        rounds.push({ outcome: result.outcome, left: await records(email) });
+      }
+    } finally {
+      await observe.close();
+    }
+    expect(rounds.filter((r) => r.outcome === 'ok' || r.left > 0)).toEqual([]);
+    expect(new Set(rounds.map((r) => r.outcome))).toEqual(new Set(['locked']));
+  }, 120_000);
+});
+
+describe('rotation with grace', () => {
+  it('a lost response: the retry with the previous cookie answers ok through a lock, once; the newer cookie stays valid', async () => {
+    const email = uniqueEmail('lost-response');
+    await create(email, RIGHT);
+    const sent = cookieOf(await signIn(email, RIGHT));
+    await lockToStrangers(email);
+    // The response carrying `lost` never reached the browser, which retries with the cookie it has.
+    const lost = cookieOf(await signIn(email, RIGHT, sent));
+    clock += 10_000;
+    const retried = await signIn(email, RIGHT, sent);
+    expect(retried.outcome).toBe('ok');
+    // The grace is used up; the newer cookie and the retry's both sign in.
+    expect((await signIn(email, RIGHT, sent)).outcome).toBe('locked');
+    expect((await signIn(email, RIGHT, cookieOf(retried))).outcome).toBe('ok');
+    const newer = cookieOf(await signIn(email, RIGHT, lost));
+    // A replayed older cookie (before the previous one) is untrusted and never changes the device's current cookie.
+    expect((await signIn(email, RIGHT, sent)).outcome).toBe('locked');
+    expect((await signIn(email, RIGHT, newer)).outcome).toBe('ok');
+  }, 60_000);
+
+  it('the grace is used up by a wrong attempt, and ends with its time, a reset or a revocation', async () => {
+    const email = uniqueEmail('grace-ends');
+    await create(email, RIGHT);
+    const rotate = async (cookie: string) => cookieOf(await signIn(email, RIGHT, cookie));
+    const first = cookieOf(await signIn(email, RIGHT));
+    await lockToStrangers(email);
+    // Used up by a wrong guess with it: the right password after it is a stranger's.
+    let current = await rotate(first);
+    expect((await signIn(email, 'typo', first)).outcome).toBe('wrong');
+    expect((await signIn(email, RIGHT, first)).outcome).toBe('locked');
+    // Past its time.
+    let previous = current;
+    current = await rotate(current);
+    clock += ROTATION_GRACE_SECONDS * 1000 + 1000;
+    expect((await signIn(email, RIGHT, previous)).outcome).toBe('locked');
+    // Revoked with the device.
+    previous = current;
+    current = await rotate(current);
+    await tool.revokeDevices({ ownerId: owner.ownerId, email, deviceId: current.split('.')[0]! });
+    expect((await signIn(email, RIGHT, previous)).outcome).toBe('locked');
+    // A reset changes the binding: the previous cookie in its grace is no longer valid either.
+    const other = uniqueEmail('grace-reset');
+    await create(other, RIGHT);
+    const before = cookieOf(await signIn(other, RIGHT));
+    await signIn(other, RIGHT, before);
+    await reset(other, `${RIGHT} reset`);
+    await lockToStrangers(other);
+    expect((await signIn(other, `${RIGHT} reset`, before)).outcome).toBe('locked');
+  }, 60_000);
 });

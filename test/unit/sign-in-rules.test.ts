@@ -20,7 +20,7 @@ import {
   UNTRUSTED_FAILURE_LIMIT,
   waitAfterFailure,
 } from '#domain/sign-in-attempts';
-import { TRUSTED_FAILURE_BUDGET } from '#domain/trusted-devices';
+import { DEVICE_FAILURE_LIMIT, MAX_DEVICES_PER_USER } from '#domain/trusted-devices';
 import type { VerifierPool } from '#domain/verify-worker';
 import { LIFECYCLE_RECORD_PATTERNS, matchesPattern, passesRecordFilter } from '#events/record-filter';
 import { DEFAULT_ARGON2_SETTING, OWASP_ARGON2ID_SETTINGS } from '#platform/config';
@@ -28,18 +28,19 @@ import { DEFAULT_ARGON2_SETTING, OWASP_ARGON2ID_SETTINGS } from '#platform/confi
 describe('the wait schedule', () => {
   const waits = Array.from({ length: UNTRUSTED_FAILURE_LIMIT + 1 }, (_, failures) => waitAfterFailure(failures));
 
-  it("none for the first five failures, then NIST's 30 seconds growing to an hour at the 89th; the 90th locks instead (100 less the trusted budget)", () => {
+  it("none for the first five failures, then NIST's 30 seconds growing to an hour at the 59th; the 60th locks instead (100 less C devices × L failures)", () => {
     expect(FREE_FAILURES).toBe(5);
-    expect(UNTRUSTED_FAILURE_LIMIT).toBe(MAX_FAILED_SIGN_INS - TRUSTED_FAILURE_BUDGET);
-    expect(UNTRUSTED_FAILURE_LIMIT).toBe(90);
+    expect([MAX_DEVICES_PER_USER, DEVICE_FAILURE_LIMIT]).toEqual([8, 5]);
+    expect(UNTRUSTED_FAILURE_LIMIT).toBe(MAX_FAILED_SIGN_INS - MAX_DEVICES_PER_USER * DEVICE_FAILURE_LIMIT);
+    expect(UNTRUSTED_FAILURE_LIMIT).toBe(60);
     expect(waits.slice(0, 6)).toEqual([0, 0, 0, 0, 0, 0]);
-    expect([waits[6], waits[89], waits[90]]).toEqual([30, 3600, 0]);
+    expect([waits[6], waits[59], waits[60]]).toEqual([30, 3600, 0]);
     for (let failures = 7; failures < UNTRUSTED_FAILURE_LIMIT; failures++) expect(waits[failures]!).toBeGreaterThan(waits[failures - 1]!);
   });
 
   it('the fastest way from no failure to locked takes at least 24 hours: the sum of the waits', () => {
     expect(fastestLockoutSeconds()).toBe(waits.reduce((sum, wait) => sum + wait, 0));
-    expect(fastestLockoutSeconds()).toBe(152_460);
+    expect(fastestLockoutSeconds()).toBe(98_010);
     expect(fastestLockoutSeconds()).toBeGreaterThanOrEqual(86_400);
   });
 });

@@ -93,20 +93,29 @@ export async function changePassword(deps: ChangePasswordDeps, input: ChangePass
     });
   }
   const newHash = await hashPassword(input.newPassword.normalize('NFC'), deps.setting);
-  return settle(deps, signIn, result.verified, async (verified): Promise<ChangePasswordResult | undefined> => {
-    // The new password's version: every device cookie bound to the one before is void; the one returned is bound to it.
-    const at = new Date((deps.now ?? Date.now)()).toISOString();
-    const cookie = await succeedWithCookie(
-      deps,
-      input.ownerId,
-      email,
-      verified,
-      ({ device }) => deps.store.changePassword(input.ownerId, email, verified.profile.passwordHash, newHash, at, { device }),
-      passwordBinding(verified.profile.createdAt, at),
-    );
-    if (!cookie) return undefined;
-    // The write removed the untrusted state with the old password: nothing of it is remembered either.
-    deps.memory?.forget(accountKey(input.ownerId, email));
-    return { outcome: 'changed', ...cookie };
-  });
+  const settled = await settle(
+    deps,
+    signIn,
+    result.verified,
+    async (verified): Promise<ChangePasswordResult | 'distrusted' | undefined> => {
+      // The new password's version: every device cookie bound to the one before is void; the one returned is bound to it.
+      const at = new Date((deps.now ?? Date.now)()).toISOString();
+      const cookie = await succeedWithCookie(
+        deps,
+        input.ownerId,
+        email,
+        verified,
+        ({ device }) => deps.store.changePassword(input.ownerId, email, verified.profile.passwordHash, newHash, at, { device }),
+        passwordBinding(verified.profile.createdAt, at),
+      );
+      if (!cookie || cookie === 'distrusted') return cookie;
+      // The write removed the untrusted state with the old password: nothing of it is remembered either.
+      deps.memory?.forget(accountKey(input.ownerId, email));
+      return { outcome: 'changed', ...cookie };
+    },
+  );
+  // The device was revoked (or rotated elsewhere) meanwhile: decided again as a stranger's attempt (sign-in.ts's signIn).
+  if (settled !== 'distrusted') return settled;
+  const { deviceCookie: _revoked, ...untrusted } = input;
+  return changePassword(deps, untrusted);
 }

@@ -12,17 +12,17 @@
  */
 
 import { createHash } from 'node:crypto';
-import { TRUSTED_FAILURE_BUDGET } from './trusted-devices';
+import { TRUSTED_FAILURES_AT_MOST } from './trusted-devices';
 
 /** NIST's limit: consecutive failures between two successes never pass 100. */
 export const MAX_FAILED_SIGN_INS = 100;
 
 /**
- * The untrusted failures that lock the account until a reset: NIST's 100 less the trusted devices'
- * budget (trusted-devices.ts), so that untrusted and trusted failures between two successes together
- * stay within the 100.
+ * The untrusted failures (U) that lock the account until a reset: NIST's 100 less what the user's
+ * trusted devices can fail (trusted-devices.ts: C devices × L each), so that C × L + U, every failure
+ * between two successes, stays within the 100.
  */
-export const UNTRUSTED_FAILURE_LIMIT = MAX_FAILED_SIGN_INS - TRUSTED_FAILURE_BUDGET;
+export const UNTRUSTED_FAILURE_LIMIT = MAX_FAILED_SIGN_INS - TRUSTED_FAILURES_AT_MOST;
 
 /** Failures after which the next attempt may follow at once; from the next one on, each failure imposes a wait. */
 export const FREE_FAILURES = 5;

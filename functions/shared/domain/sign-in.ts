@@ -56,7 +56,7 @@ export interface NewDevice {
 
 /**
  * What a success writes besides the profile: the untrusted state cleared (an untrusted success) or kept (a
- * trusted one), the trusted budget always cleared, and the device: a fresh cookie's record (`replaces`: the
+ * trusted one), and the device: a fresh cookie's record (`replaces`: the
  * digest the trusted record holds now, rotated on that condition; absent: a new record), or a trusted
  * record's failures cleared without a new cookie (`clear`).
  */
@@ -87,17 +87,22 @@ export interface SignInStore {
   ): Promise<{ readonly counted: true } | { readonly counted: false; readonly found: AttemptState | undefined }>;
   /**
    * Counts a trusted attempt, in one write apart from the untrusted state: one more failure on the device's
-   * record, on condition that it still holds `device.secretDigest`, has failed fewer than DEVICE_FAILURE_LIMIT
-   * times and has not expired, and one more on the user's trusted budget, on condition that it is under
-   * TRUSTED_FAILURE_BUDGET. False, with nothing written, when either condition fails.
+   * own record, on condition that it still holds `device.secretDigest` (with `previous`: as the cookie its
+   * last rotation replaced, within the grace, which the write then ends), has failed fewer than
+   * DEVICE_FAILURE_LIMIT times and has not expired. False, with nothing written, when the condition fails.
    */
   countTrusted(
     ownerId: string,
     email: string,
     device: { readonly deviceId: string; readonly secretDigest: string },
     now: number,
+    previous?: boolean,
   ): Promise<boolean>;
-  /** After a verified password: the profile checked (or its hash upgraded) on condition that the hash is still `verifiedHash`, and `success` written, in one write. */
+  /**
+   * After a verified password: the profile checked (or its hash upgraded) on condition that the hash is still
+   * `verifiedHash`, and `success` written, in one write; after a new device record, the user's records past
+   * MAX_DEVICES_PER_USER deleted, least recently used first.
+   */
   succeed(ownerId: string, email: string, verifiedHash: string, success: Success): Promise<SuccessWrite>;
   /** changePassword's write: the new hash, `updated_at` = `at`, the reset flag cleared, the state and budget removed, the device written; on the same condition. */
   changePassword(
@@ -229,6 +234,8 @@ export interface Verified {
   readonly matched: string;
   readonly forms: readonly string[];
   readonly device?: PresentedDevice;
+  /** The device's previous cookie, in its grace: the success makes a new record and leaves the current cookie valid. */
+  readonly grace?: true;
 }
 
 /** The first form of the password that `stored` accepts, or undefined. */
@@ -319,8 +326,8 @@ async function trustedAttempt(
   if (taken && 'busy' in taken) return { outcome: 'busy', retryAfterSeconds: taken.retryAfterSeconds };
   const read = await deps.store.read(ownerId, email, presented.deviceId);
   const { profile, device } = read;
-  if (!profile || !device || !trusts(device, presented, passwordBinding(profile.createdAt, profile.updatedAt), now()))
-    return { untrusted: read };
+  const trust = profile && trusts(device, presented, passwordBinding(profile.createdAt, profile.updatedAt), now());
+  if (!profile || !device || !trust) return { untrusted: read };
   let place: LanePlace | undefined;
   try {
     if (isCostly(profile.passwordHash, deps.setting)) {
@@ -328,10 +335,11 @@ async function trustedAttempt(
       if ('busy' in entry) return { outcome: 'busy', retryAfterSeconds: entry.retryAfterSeconds };
       place = entry.place;
     }
-    if (!(await deps.store.countTrusted(ownerId, email, presented, now()))) return { untrusted: read };
+    if (!(await deps.store.countTrusted(ownerId, email, presented, now(), trust === 'previous'))) return { untrusted: read };
     const verify = timedVerify(deps, deps.verify ?? (place ? place.verify : verifyHash));
     const matched = await firstMatch(profile.passwordHash, forms, verify);
-    return matched === undefined ? { outcome: 'wrong' } : { verified: { profile, matched, forms, device: presented } };
+    if (matched === undefined) return { outcome: 'wrong' };
+    return { verified: { profile, matched, forms, device: presented, ...(trust === 'previous' && { grace: true as const }) } };
   } finally {
     place?.release();
   }
@@ -452,8 +460,9 @@ export async function settle<T>(
 
 /**
  * Writes a success with a fresh device cookie: the trusted device's record rotated (its id kept), or a new
- * record. When the trusted record changed meanwhile (a parallel success rotated it, the owner revoked it),
- * a new record instead, the untrusted state still kept. Undefined when the hash is no longer the verified one.
+ * record. Undefined when the hash is no longer the verified one; `distrusted` when the trusted record changed
+ * meanwhile (the owner revoked it, or a parallel success rotated it): the device's trust is gone, so the
+ * attempt must be decided again as a stranger's (never a new record written past a lock).
  */
 export async function succeedWithCookie(
   deps: SignInDeps,
@@ -462,26 +471,22 @@ export async function succeedWithCookie(
   verified: Verified,
   write: (success: Success & { readonly device: { readonly issue: NewDevice } }) => Promise<SuccessWrite>,
   binding: string,
-): Promise<IssuedCookie | undefined> {
+): Promise<IssuedCookie | 'distrusted' | undefined> {
   const now = (deps.now ?? Date.now)();
   const ownerKey = await deps.store.ownerDeviceKey(ownerId);
-  let rotate = verified.device;
-  for (;;) {
-    const cookie = issueDeviceCookie(ownerKey, ownerId, email, now, rotate?.deviceId);
-    const issue: NewDevice = { ...cookie, binding, at: new Date(now).toISOString() };
-    const written = await write({
-      clearsUntrusted: verified.device === undefined,
-      device: { issue, ...(rotate && { replaces: rotate.secretDigest }) },
-    });
-    if (written === 'hash') return undefined;
-    if (written === 'device' && rotate) {
-      rotate = undefined;
-      continue;
-    }
-    if (written === 'device') throw new Error('a new device record was refused: its id was taken');
-    if (!verified.device) deps.memory?.forget(accountKey(ownerId, email));
-    return { deviceCookie: cookie.value, deviceCookieExpiresAt: new Date(cookie.expiresAt * 1000).toISOString() };
-  }
+  // The previous cookie in its grace gets a new record: the current cookie (perhaps in a lost response) stays valid.
+  const rotate = verified.grace ? undefined : verified.device;
+  const cookie = issueDeviceCookie(ownerKey, ownerId, email, now, rotate?.deviceId);
+  const issue: NewDevice = { ...cookie, binding, at: new Date(now).toISOString() };
+  const written = await write({
+    clearsUntrusted: verified.device === undefined,
+    device: { issue, ...(rotate && { replaces: rotate.secretDigest }) },
+  });
+  if (written === 'hash') return undefined;
+  if (written === 'device' && rotate) return 'distrusted';
+  if (written === 'device') throw new Error('a new device record was refused: its id was taken');
+  if (!verified.device) deps.memory?.forget(accountKey(ownerId, email));
+  return { deviceCookie: cookie.value, deviceCookieExpiresAt: new Date(cookie.expiresAt * 1000).toISOString() };
 }
 
 /** Signs a user of the owner's tool in: an outcome, never an error, for a wrong password, an unknown e-mail or a refusal. */
@@ -489,7 +494,7 @@ export async function signIn(deps: SignInDeps, input: SignInInput): Promise<Sign
   const result = await attempt(deps, input);
   if (!('verified' in result)) return result;
   const email = normalizeEmail(input.email);
-  return settle(deps, input, result.verified, async (verified): Promise<SignInResult | undefined> => {
+  const settled = await settle(deps, input, result.verified, async (verified): Promise<SignInResult | 'distrusted' | undefined> => {
     const { profile, matched, forms } = verified;
     const stored = profile.passwordHash;
     // bcrypt checked the first 72 bytes only: the rest may be a typo, so it never becomes the password.
@@ -505,6 +510,10 @@ export async function signIn(deps: SignInDeps, input: SignInInput): Promise<Sign
       (success) => deps.store.succeed(input.ownerId, email, stored, { ...success, ...(upgradedHash && { upgradedHash }) }),
       passwordBinding(profile.createdAt, profile.updatedAt),
     );
+    if (cookie === 'distrusted') return cookie;
     return cookie && { outcome: mustReset ? 'must-reset' : 'ok', ...cookie };
   });
+  // The device's record changed while its attempt was verified (revoked, or rotated by a parallel success): the
+  // attempt is a stranger's now, counted and decided again as one, so a revocation in flight never answers ok past a lock.
+  return settled === 'distrusted' ? signIn(deps, { ownerId: input.ownerId, email: input.email, password: input.password }) : settled;
 }

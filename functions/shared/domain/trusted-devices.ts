@@ -18,6 +18,7 @@
  * binding (a digest of the profile's `created_at` and `updated_at`) is the profile's, so a re-created
  * user or a changed password (an API reset, changePassword, an owner's reset: each sets `updated_at`;
  * a sign-in's rehash does not) voids it; and it has failed fewer than DEVICE_FAILURE_LIMIT times in a row.
+ * Only its own failures count there: another device's never take its trust away (docs/adr/0030-trust-per-device.md).
  */
 
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -29,10 +30,20 @@ export const DEVICE_COOKIE_DAYS = 30;
 export const DEVICE_FAILURE_LIMIT = 5;
 
 /**
- * Trusted failures of all a user's cookies together between two successes. Untrusted failures lock at
- * MAX_FAILED_SIGN_INS minus this budget, so failures between two successes never pass NIST's 100.
+ * After a rotation, the device's previous cookie is still accepted once for this long, so that a response lost
+ * on the way (or a double submit) does not void the device; its first attempt, right or wrong, uses it up.
  */
-export const TRUSTED_FAILURE_BUDGET = 10;
+export const ROTATION_GRACE_SECONDS = 60;
+
+/**
+ * Device records kept per user (C): a success that makes a new one deletes the least recently used past
+ * this many. At most C devices can be trusted, so their failures (C × DEVICE_FAILURE_LIMIT) and the
+ * untrusted ones (sign-in-attempts.ts) between two successes stay within NIST's 100.
+ */
+export const MAX_DEVICES_PER_USER = 8;
+
+/** The most trusted failures between two successes: C × L. */
+export const TRUSTED_FAILURES_AT_MOST = MAX_DEVICES_PER_USER * DEVICE_FAILURE_LIMIT;
 
 /**
  * The cookies a browser keeps, one per account: the tool drops the least recently used past this many
@@ -122,20 +133,32 @@ export interface DeviceRecord {
   /** ISO instants: when the device was first trusted and last signed in. */
   readonly createdAt: string;
   readonly lastUsedAt: string;
+  /** The digest of the cookie the last rotation replaced, and until when (epoch ms) it is accepted once (ROTATION_GRACE_SECONDS). */
+  readonly previousDigest?: string;
+  readonly previousUntil?: number;
 }
 
-/** Whether `record` trusts the presented cookie now, for a profile whose binding is `binding`. */
-export function trusts(record: DeviceRecord | undefined, presented: PresentedDevice, binding: string | undefined, now: number): boolean {
-  if (!record || binding === undefined || record.deviceId !== presented.deviceId) return false;
-  const stored = Buffer.from(record.secretDigest);
-  const given = Buffer.from(presented.secretDigest);
-  return (
-    stored.length === given.length &&
-    timingSafeEqual(stored, given) &&
-    record.binding === binding &&
-    record.expiresAt * 1000 > now &&
-    record.failures < DEVICE_FAILURE_LIMIT
-  );
+const sameDigest = (stored: string | undefined, presented: string): boolean => {
+  if (stored === undefined) return false;
+  const a = Buffer.from(stored);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+/**
+ * Whether `record` trusts the presented cookie now, for a profile whose binding is `binding`: `current` for its
+ * cookie, `previous` for the one its last rotation replaced while the grace lasts (once: the attempt's count
+ * uses it up), else false. A reset (the binding), a revocation (no record) or the expiry ends both.
+ */
+export function trusts(
+  record: DeviceRecord | undefined,
+  presented: PresentedDevice,
+  binding: string | undefined,
+  now: number,
+): 'current' | 'previous' | false {
+  if (!record || record.deviceId !== presented.deviceId || !stillTrusted(record, binding, now)) return false;
+  if (sameDigest(record.secretDigest, presented.secretDigest)) return 'current';
+  return (record.previousUntil ?? 0) > now && sameDigest(record.previousDigest, presented.secretDigest) ? 'previous' : false;
 }
 
 /** Whether a record still trusts some cookie (for listing): bound to the profile, unexpired, under its limit. */

@@ -13,11 +13,11 @@ import type { OwnerPasswordPolicy } from '#domain/password-policy';
 import type { SignInRead, SignInStore, Success, SuccessWrite } from '#domain/sign-in';
 import type { AttemptState } from '#domain/sign-in-attempts';
 import {
-  DEVICE_COOKIE_DAYS,
   DEVICE_FAILURE_LIMIT,
   type DeviceRecord,
+  MAX_DEVICES_PER_USER,
   newOwnerDeviceKey,
-  TRUSTED_FAILURE_BUDGET,
+  ROTATION_GRACE_SECONDS,
 } from '#domain/trusted-devices';
 import type { DocumentClient } from './client';
 import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from './owner-policy-item';
@@ -30,7 +30,6 @@ import {
   REHASHED_AT_ATTRIBUTE,
   SIGN_IN_TABLE,
   signInStateKey,
-  trustedBudgetKey,
   userKey,
   userPk,
 } from './table-layout';
@@ -67,6 +66,8 @@ const DEVICE = {
   expiresAt: SIGN_IN_TABLE.timeToLiveAttribute!,
   createdAt: 'created_at',
   lastUsedAt: 'last_used_at',
+  previousDigest: 'previous_digest',
+  previousUntil: 'previous_until',
 } as const;
 const DEVICE_NAMES = {
   '#digest': DEVICE.digest,
@@ -75,7 +76,10 @@ const DEVICE_NAMES = {
   '#expires': DEVICE.expiresAt,
   '#created': DEVICE.createdAt,
   '#used': DEVICE.lastUsedAt,
+  '#previous': DEVICE.previousDigest,
+  '#previous_until': DEVICE.previousUntil,
 };
+const { '#previous': _previous, '#previous_until': _until, ...withoutPrevious } = DEVICE_NAMES;
 
 /** The record an item holds, or undefined when it holds none. */
 function deviceOf(item: Record<string, unknown> | undefined): DeviceRecord | undefined {
@@ -89,6 +93,8 @@ function deviceOf(item: Record<string, unknown> | undefined): DeviceRecord | und
     expiresAt: typeof item[DEVICE.expiresAt] === 'number' ? (item[DEVICE.expiresAt] as number) : 0,
     createdAt: String(item[DEVICE.createdAt] ?? ''),
     lastUsedAt: String(item[DEVICE.lastUsedAt] ?? ''),
+    ...(typeof item[DEVICE.previousDigest] === 'string' && { previousDigest: item[DEVICE.previousDigest] as string }),
+    ...(typeof item[DEVICE.previousUntil] === 'number' && { previousUntil: item[DEVICE.previousUntil] as number }),
   };
 }
 
@@ -131,9 +137,9 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
   /** Each owner's device key, read (or made) once per process. */
   const deviceKeys = new Map<string, Promise<Buffer>>();
 
-  /** What a success writes in the sign-in table: the budget deleted, the untrusted state deleted (untrusted), the device. */
+  /** What a success writes in the sign-in table: the untrusted state deleted (untrusted), the device. */
   const afterSuccess = (ownerId: string, email: string, success: Success): TransactItem[] => {
-    const items: TransactItem[] = [{ Delete: { TableName: signInTable, Key: trustedBudgetKey(ownerId, email) } }];
+    const items: TransactItem[] = [];
     if (success.clearsUntrusted) items.push({ Delete: { TableName: signInTable, Key: signInStateKey(ownerId, email) } });
     const { device } = success;
     if (device && 'clear' in device) {
@@ -153,17 +159,17 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
         Update: {
           TableName: signInTable,
           Key: deviceKey(ownerId, email, issue.deviceId),
-          UpdateExpression:
-            'SET #digest = :digest, #binding = :binding, #failures = :zero, #expires = :expires, #used = :at, #created = if_not_exists(#created, :at)',
+          // A rotation keeps the cookie it replaces as the previous one, accepted once within the grace.
+          UpdateExpression: `SET #digest = :digest, #binding = :binding, #failures = :zero, #expires = :expires, #used = :at, #created = if_not_exists(#created, :at)${replaces === undefined ? '' : ', #previous = :was, #previous_until = :grace'}`,
           ConditionExpression: replaces === undefined ? 'attribute_not_exists(pk)' : '#digest = :was',
-          ExpressionAttributeNames: DEVICE_NAMES,
+          ExpressionAttributeNames: replaces === undefined ? withoutPrevious : DEVICE_NAMES,
           ExpressionAttributeValues: {
             ':digest': issue.secretDigest,
             ':binding': issue.binding,
             ':zero': 0,
             ':expires': issue.expiresAt,
             ':at': issue.at,
-            ...(replaces !== undefined && { ':was': replaces }),
+            ...(replaces !== undefined && { ':was': replaces, ':grace': Date.parse(issue.at) + ROTATION_GRACE_SECONDS * 1000 }),
           },
         },
       });
@@ -183,6 +189,53 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
     }
   };
 
+  /**
+   * After a success that made a new record: one consistent Query of the user's device items, then a DeleteItem
+   * of each past MAX_DEVICES_PER_USER, least recently used first (never the one just made). Parallel successes
+   * each query after their own write, so the last to query sees every record and leaves at most the cap.
+   */
+  const evictPastCap = async (ownerId: string, email: string, kept: string): Promise<void> => {
+    const records = await devices(ownerId, email);
+    if (records.length <= MAX_DEVICES_PER_USER) return;
+    const others = records
+      .filter((record) => record.deviceId !== kept)
+      .sort((a, b) => b.lastUsedAt.localeCompare(a.lastUsedAt) || a.deviceId.localeCompare(b.deviceId));
+    for (const record of others.slice(MAX_DEVICES_PER_USER - 1))
+      await db.send(new DeleteCommand({ TableName: signInTable, Key: deviceKey(ownerId, email, record.deviceId) }));
+  };
+
+  /** A success's transaction, then the cap when it made a new device record. */
+  const settle = async (ownerId: string, email: string, items: TransactItem[], success: Pick<Success, 'device'>) => {
+    const written = await transact(items);
+    const { device } = success;
+    if (written === 'done' && device && 'issue' in device && device.replaces === undefined)
+      await evictPastCap(ownerId, email, device.issue.deviceId);
+    return written;
+  };
+
+  /** One consistent Query of the user's device items (its partition, DEVICE_SK_PREFIX), page by page. */
+  const devices = async (ownerId: string, email: string): Promise<DeviceRecord[]> => {
+    const records: DeviceRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: signInTable,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': userPk(ownerId, email), ':prefix': DEVICE_SK_PREFIX },
+          ConsistentRead: true,
+          ...(start && { ExclusiveStartKey: start }),
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const record = deviceOf(item);
+        if (record) records.push(record);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return records;
+  };
+
   return {
     async read(ownerId: string, email: string, deviceId?: string): Promise<SignInRead> {
       let request: Record<string, { Keys: Record<string, unknown>[] } & Record<string, unknown>> = {
@@ -194,7 +247,7 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
         [signInTable]: {
           Keys: [signInStateKey(ownerId, email), ...(deviceId === undefined ? [] : [deviceKey(ownerId, email, deviceId)])],
           ConsistentRead: true,
-          ProjectionExpression: 'sk, #failures, #wait, #tag, #expires, #digest, #binding, #created, #used',
+          ProjectionExpression: 'sk, #failures, #wait, #tag, #expires, #digest, #binding, #created, #used, #previous, #previous_until',
           ExpressionAttributeNames: { ...NAMES, ...DEVICE_NAMES },
         },
       };
@@ -269,53 +322,39 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
     },
 
     /**
-     * One TransactWriteItems, the budget's item and the device's beside the untrusted state's: one more
-     * failure on the device's record (on condition that it holds the digest, is under its limit and
-     * unexpired) and on the trusted budget (on condition that it is under TRUSTED_FAILURE_BUDGET).
+     * One UpdateItem on the device's record, apart from the untrusted state: one more failure, on condition
+     * that it holds the digest, is under its limit and unexpired. No other device's failures are involved.
      */
-    async countTrusted(ownerId, email, device, now) {
-      const nowSeconds = Math.floor(now / 1000);
+    async countTrusted(ownerId, email, device, now, previous = false) {
       try {
         await retryingConflicts(() =>
           db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Update: {
-                    TableName: signInTable,
-                    Key: deviceKey(ownerId, email, device.deviceId),
-                    UpdateExpression: 'ADD #failures :one',
-                    ConditionExpression: '#digest = :digest AND #failures < :limit AND #expires > :now',
-                    ExpressionAttributeNames: { '#failures': DEVICE.failures, '#digest': DEVICE.digest, '#expires': DEVICE.expiresAt },
-                    ExpressionAttributeValues: {
-                      ':one': 1,
-                      ':digest': device.secretDigest,
-                      ':limit': DEVICE_FAILURE_LIMIT,
-                      ':now': nowSeconds,
-                    },
-                  },
-                },
-                {
-                  Update: {
-                    TableName: signInTable,
-                    Key: trustedBudgetKey(ownerId, email),
-                    UpdateExpression: 'ADD #failures :one SET #expires = :expires',
-                    ConditionExpression: 'attribute_not_exists(#failures) OR #failures < :budget',
-                    ExpressionAttributeNames: { '#failures': DEVICE.failures, '#expires': DEVICE.expiresAt },
-                    ExpressionAttributeValues: {
-                      ':one': 1,
-                      ':budget': TRUSTED_FAILURE_BUDGET,
-                      ':expires': nowSeconds + DEVICE_COOKIE_DAYS * 86_400,
-                    },
-                  },
-                },
-              ],
+            new UpdateCommand({
+              TableName: signInTable,
+              Key: deviceKey(ownerId, email, device.deviceId),
+              // The previous cookie's one attempt: counted as the device's, and the grace ended in the same write.
+              UpdateExpression: previous ? 'ADD #failures :one REMOVE #was, #until' : 'ADD #failures :one',
+              ConditionExpression: previous
+                ? '#was = :digest AND #until > :now_ms AND #failures < :limit AND #expires > :now'
+                : '#digest = :digest AND #failures < :limit AND #expires > :now',
+              ExpressionAttributeNames: {
+                '#failures': DEVICE.failures,
+                '#expires': DEVICE.expiresAt,
+                ...(previous ? { '#was': DEVICE.previousDigest, '#until': DEVICE.previousUntil } : { '#digest': DEVICE.digest }),
+              },
+              ExpressionAttributeValues: {
+                ':one': 1,
+                ':digest': device.secretDigest,
+                ':limit': DEVICE_FAILURE_LIMIT,
+                ':now': Math.floor(now / 1000),
+                ...(previous && { ':now_ms': now }),
+              },
             }),
           ),
         );
         return true;
       } catch (error) {
-        if (anyConditionFailed(error)) return false;
+        if (error instanceof ConditionalCheckFailedException) return false;
         throw error;
       }
     },
@@ -328,36 +367,46 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
     async succeed(ownerId, email, verifiedHash, success) {
       const profile = { TableName: usersTable, Key: userKey(ownerId, email), ConditionExpression: 'password_hash = :verified' };
       const { upgradedHash } = success;
-      return transact([
-        upgradedHash === undefined
-          ? { ConditionCheck: { ...profile, ExpressionAttributeValues: { ':verified': verifiedHash } } }
-          : {
-              Update: {
-                ...profile,
-                UpdateExpression: 'SET password_hash = :new, #rehashed = :at',
-                ExpressionAttributeNames: { '#rehashed': REHASHED_AT_ATTRIBUTE },
-                ExpressionAttributeValues: { ':verified': verifiedHash, ':new': upgradedHash, ':at': new Date().toISOString() },
+      return settle(
+        ownerId,
+        email,
+        [
+          upgradedHash === undefined
+            ? { ConditionCheck: { ...profile, ExpressionAttributeValues: { ':verified': verifiedHash } } }
+            : {
+                Update: {
+                  ...profile,
+                  UpdateExpression: 'SET password_hash = :new, #rehashed = :at',
+                  ExpressionAttributeNames: { '#rehashed': REHASHED_AT_ATTRIBUTE },
+                  ExpressionAttributeValues: { ':verified': verifiedHash, ':new': upgradedHash, ':at': new Date().toISOString() },
+                },
               },
-            },
-        ...afterSuccess(ownerId, email, success),
-      ]);
+          ...afterSuccess(ownerId, email, success),
+        ],
+        success,
+      );
     },
 
     /** One TransactWriteItems: the new hash, the flag cleared, no rehash mark (so the stream emits UserPasswordReset), the state and budget deleted, the device written. */
     async changePassword(ownerId, email, verifiedHash, newHash, at, success) {
-      return transact([
-        {
-          Update: {
-            TableName: usersTable,
-            Key: userKey(ownerId, email),
-            UpdateExpression: `SET password_hash = :new, should_reset_password = :no, updated_at = :at REMOVE #rehashed, ${LEGACY_FAILED_SIGN_INS_ATTRIBUTE}`,
-            ConditionExpression: 'password_hash = :verified',
-            ExpressionAttributeNames: { '#rehashed': REHASHED_AT_ATTRIBUTE },
-            ExpressionAttributeValues: { ':verified': verifiedHash, ':new': newHash, ':no': false, ':at': at },
+      return settle(
+        ownerId,
+        email,
+        [
+          {
+            Update: {
+              TableName: usersTable,
+              Key: userKey(ownerId, email),
+              UpdateExpression: `SET password_hash = :new, should_reset_password = :no, updated_at = :at REMOVE #rehashed, ${LEGACY_FAILED_SIGN_INS_ATTRIBUTE}`,
+              ConditionExpression: 'password_hash = :verified',
+              ExpressionAttributeNames: { '#rehashed': REHASHED_AT_ATTRIBUTE },
+              ExpressionAttributeValues: { ':verified': verifiedHash, ':new': newHash, ':no': false, ':at': at },
+            },
           },
-        },
-        ...afterSuccess(ownerId, email, { ...success, clearsUntrusted: true }),
-      ]);
+          ...afterSuccess(ownerId, email, { ...success, clearsUntrusted: true }),
+        ],
+        success,
+      );
     },
 
     /** The owner's device key: one UpdateItem that makes it when absent and returns it, once per owner and process. */
@@ -382,32 +431,11 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
       return key;
     },
 
-    /** One consistent Query of the user's device items (its partition, DEVICE_SK_PREFIX), page by page. */
-    async devices(ownerId, email) {
-      const records: DeviceRecord[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: signInTable,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': userPk(ownerId, email), ':prefix': DEVICE_SK_PREFIX },
-            ConsistentRead: true,
-            ...(start && { ExclusiveStartKey: start }),
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const record = deviceOf(item);
-          if (record) records.push(record);
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return records;
-    },
+    devices,
 
     /** Deletes the device items (one DeleteItem each; "sign out everywhere" when no `deviceId`). */
     async revokeDevices(ownerId, email, deviceId) {
-      const ids = deviceId === undefined ? (await this.devices(ownerId, email)).map((record) => record.deviceId) : [deviceId];
+      const ids = deviceId === undefined ? (await devices(ownerId, email)).map((record) => record.deviceId) : [deviceId];
       let revoked = 0;
       for (const id of ids) {
         const { Attributes } = await db.send(

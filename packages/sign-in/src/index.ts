@@ -22,7 +22,8 @@ import {
   DEVICE_COOKIE_PREFIX,
   DEVICE_COOKIES_PER_BROWSER,
   DEVICE_FAILURE_LIMIT,
-  TRUSTED_FAILURE_BUDGET,
+  MAX_DEVICES_PER_USER,
+  ROTATION_GRACE_SECONDS,
 } from '../../../functions/shared/domain/trusted-devices';
 import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '../../../functions/shared/platform/config';
 import { pwnedRangeCheck } from '../../../functions/shared/platform/pwned-range';
@@ -59,16 +60,19 @@ export const ADDRESS_LIMIT = { attempts: 10, windowSeconds: 60 } as const;
  * `perBrowser` of them (drop the least recently used), and pass it back on the next `signIn` and
  * `changePassword`.
  * - `days`: a cookie's lifetime after the success that issued it (every success issues a fresh one);
- * - `failureLimit`: a cookie's consecutive failures after which it is no longer trusted;
- * - `accountBudget`: trusted failures of all a user's cookies between two successes (untrusted attempts
- *   then lock at 100 less this budget).
+ * - `failureLimit`: a device's own consecutive failures after which it is no longer trusted (other devices'
+ *   failures never count against it; only its own success clears them);
+ * - `perUser`: device records kept per user, the least recently used deleted past it (untrusted attempts lock
+ *   at 100 less `perUser` × `failureLimit`);
+ * - `graceSeconds`: how long after a rotation the device's previous cookie is still accepted, once.
  */
 export const DEVICE_COOKIE = {
   prefix: DEVICE_COOKIE_PREFIX,
   days: DEVICE_COOKIE_DAYS,
   perBrowser: DEVICE_COOKIES_PER_BROWSER,
   failureLimit: DEVICE_FAILURE_LIMIT,
-  accountBudget: TRUSTED_FAILURE_BUDGET,
+  perUser: MAX_DEVICES_PER_USER,
+  graceSeconds: ROTATION_GRACE_SECONDS,
 } as const;
 
 /** The device cookie's name for one account of one owner's tool (`__Host-device-` and 16 characters that name neither). */
@@ -89,7 +93,7 @@ export interface IssuedDeviceCookie {
  * - `must-reset`: the password is right, but the user must choose a new one (`changePassword`) before a session starts;
  *   keep the fresh device cookie.
  * - `throttled`: too many failures in a row: wait `retryAfterSeconds`; nothing was verified or counted.
- * - `locked`: 90 untrusted failures in a row; refused, even with the right password, until the password is reset
+ * - `locked`: 60 untrusted failures in a row; refused, even with the right password, until the password is reset
  *   (a trusted device still signs in).
  * - `busy`: this process cannot verify an imported costly hash in time; retry after `retryAfterSeconds`.
  */
@@ -174,7 +178,7 @@ export interface SignInRequest {
   readonly email: string;
   /** The password as the user typed it; normalised to NFC here, as the service hashes it. */
   readonly password: string;
-  /** The device cookie the browser sent under {@link deviceCookieName}, if any; anything not a valid cookie counts as none. */
+  /** The device cookie the browser sent under {@link deviceCookieName}, if any; anything not a valid cookie (any type but a string too) counts as none. */
   readonly deviceCookie?: string | undefined;
 }
 
@@ -340,11 +344,12 @@ function fromOptions(options: SignInOptions): SignIn {
   void dummyHash(setting);
   return {
     async signIn(request) {
-      strings(request, 'signIn', ['ownerId', 'email', 'password'], ['deviceCookie']);
+      // A deviceCookie of any type but a string (an object, as cookie parsers make of `j:` values) is no cookie: the rule sees to it.
+      strings(request, 'signIn', ['ownerId', 'email', 'password']);
       return signInRule(deps, request as Parameters<typeof signInRule>[1]);
     },
     async changePassword(request) {
-      strings(request, 'changePassword', ['ownerId', 'email', 'currentPassword', 'newPassword'], ['deviceCookie']);
+      strings(request, 'changePassword', ['ownerId', 'email', 'currentPassword', 'newPassword']);
       return changePasswordRule(deps, request as Parameters<typeof changePasswordRule>[1]);
     },
     async listDevices(request) {
