@@ -11,6 +11,7 @@
  * state's Delete (two items, each written twice). A `throttled` attempt is the read alone.
  */
 
+import type { OperationName } from '#contract/operations';
 import { type UnitRequest, type Units, unitsByTable } from './request-units';
 
 /** The sign-in outcomes the model prices: a known user's right and wrong password, an unknown e-mail, an attempt refused during a wait. */
@@ -83,13 +84,17 @@ export const ITEM_BOUND_BYTES = 1024;
  * user's collection, one of its sign-in partition (found empty: still billed) and the profile's
  * DeleteItem; and the stream consumer's deletion-ledger PutItem for its UserDeleted.
  */
-export function operationRequests(operation: 'createUser' | 'resetUserPassword' | 'deleteUser', bytes = ITEM_BOUND_BYTES): UnitRequest[] {
-  if (operation === 'createUser') return [{ kind: 'PutItem', table: 'users', write: { before: null, after: bytes } }];
-  if (operation === 'resetUserPassword') return [{ kind: 'UpdateItem', table: 'users', write: { before: bytes, after: bytes } }];
-  return [
-    { kind: 'Query', table: 'users', items: [bytes], consistency: 'strong' },
-    { kind: 'Query', table: 'sign-in', items: [], consistency: 'strong' },
-    { kind: 'DeleteItem', table: 'users', write: { before: bytes, after: null } },
-    { kind: 'PutItem', table: 'deletions', write: { before: null, after: bytes } },
-  ];
+export function operationRequests(operation: OperationName, bytes = ITEM_BOUND_BYTES): UnitRequest[] {
+  // A Record over the registry's operations: a new operation fails to typecheck until it is priced here.
+  const requests: Record<OperationName, UnitRequest[]> = {
+    createUser: [{ kind: 'PutItem', table: 'users', write: { before: null, after: bytes } }],
+    resetUserPassword: [{ kind: 'UpdateItem', table: 'users', write: { before: bytes, after: bytes } }],
+    deleteUser: [
+      { kind: 'Query', table: 'users', items: [bytes], consistency: 'strong' },
+      { kind: 'Query', table: 'sign-in', items: [], consistency: 'strong' },
+      { kind: 'DeleteItem', table: 'users', write: { before: bytes, after: null } },
+      { kind: 'PutItem', table: 'deletions', write: { before: null, after: bytes } },
+    ],
+  };
+  return requests[operation];
 }

@@ -8,14 +8,12 @@
  * guessed into it.
  */
 
+import { OPERATIONS, type OperationName } from '#contract/operations';
 import { PUBLISH_BATCH } from '#events/lifecycle-events';
 import { type AwsLimitsFile, figure } from './aws';
 import { ITEM_BOUND_BYTES, operationRequests, SIGN_IN_FLOWS, type SignInFlow, signInRequests } from './flows';
 import { type Units, unitsByTable } from './request-units';
 import type { StackSettings } from './stack';
-
-export const OPERATION_KINDS = ['createUser', 'resetUserPassword', 'deleteUser'] as const;
-type OperationKind = (typeof OPERATION_KINDS)[number];
 
 export interface RequestKind {
   readonly name: string;
@@ -47,13 +45,18 @@ export interface Row {
   readonly cognitoCategory: string;
 }
 
-const COGNITO = { createUser: 'UserCreation', resetUserPassword: 'UserAccountRecovery', deleteUser: 'UserUpdate' } as const;
+/** Each operation's Cognito category (a Record over the registry: a new operation needs its own). */
+const COGNITO: Record<OperationName, RequestKind['cognito']> = {
+  createUser: 'UserCreation',
+  resetUserPassword: 'UserAccountRecovery',
+  deleteUser: 'UserUpdate',
+};
 
 /** The request kinds: each operation and each sign-in outcome priced. */
-export function requestKinds(memoryOf: (operation: OperationKind) => number): RequestKind[] {
+export function requestKinds(memoryOf: (operation: OperationName) => number): RequestKind[] {
   const sizes = { profile: ITEM_BOUND_BYTES, state: ITEM_BOUND_BYTES };
   return [
-    ...OPERATION_KINDS.map((operation) => ({
+    ...OPERATIONS.map((operation) => ({
       name: operation,
       path: 'api' as const,
       units: unitsByTable(operationRequests(operation)),
@@ -125,15 +128,19 @@ export function capacityRow(kind: RequestKind, stack: StackSettings, file: AwsLi
 
 const rps = (value: number) => Math.floor(value).toLocaleString('en-US');
 
-/** The generated table of docs/capacity.md. */
+/** The generated table of docs/capacity.md, its columns padded as the formatter lays them out. */
 export function capacityTable(rows: readonly Row[]): string {
-  const lines = rows.map(
-    (row) =>
-      `| ${row.kind} | ${row.first.label} | ${rps(row.first.rps)} | $${row.usdPerMillion.toFixed(2)}${row.usdPerMillionPerMs === undefined ? '' : ` + $${row.usdPerMillionPerMs.toFixed(4)} per ms`} | ${row.cognitoCategory} ${rps(row.cognitoRps)} |`,
-  );
-  return [
-    '| request | limit met first | requests/s | cost per million | Cognito quota (requests/s) |',
-    '| --- | --- | --- | --- | --- |',
-    ...lines,
-  ].join('\n');
+  const cells = [
+    ['request', 'limit met first', 'requests/s', 'cost per million', 'Cognito quota (requests/s)'],
+    ...rows.map((row) => [
+      row.kind,
+      row.first.label,
+      rps(row.first.rps),
+      `$${row.usdPerMillion.toFixed(2)}${row.usdPerMillionPerMs === undefined ? '' : ` + $${row.usdPerMillionPerMs.toFixed(4)} per ms`}`,
+      `${row.cognitoCategory} ${rps(row.cognitoRps)}`,
+    ]),
+  ];
+  const widths = cells[0]!.map((_, i) => Math.max(3, ...cells.map((row) => row[i]!.length)));
+  const line = (row: readonly string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(cells[0]!), line(widths.map((width) => '-'.repeat(width))), ...cells.slice(1).map(line)].join('\n');
 }

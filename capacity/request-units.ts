@@ -1,11 +1,11 @@
 /**
  * Request units by AWS's rules: what DynamoDB bills for the requests a flow sends, from the sizes of
  * the items each request touches (null: no such item). Pure arithmetic, no SDK and no I/O: the
- * capacity model (capacity/flows.ts, capacity/report.ts), the bench's unit measurement
- * (bench/request-units.ts, which records the requests really sent) and docs/capacity.md use it.
+ * capacity model (capacity/flows.ts, capacity/model.ts), the request-units probe of the tests
+ * (test/support/request-units/, which records the requests really sent) and docs/capacity.md use it.
  * test/unit/request-units.test.ts reproduces AWS's own worked examples, each quoted.
  *
- * The rules, as AWS's developer guide states them (quoted in docs/capacity.md and in the test):
+ * The rules, as AWS's developer guide states them (quoted in the test):
  * - a read rounds each item up to the next 4 KB, a strongly consistent read costs one unit per
  *   4 KB and an eventually consistent one half that; an item that does not exist still costs a
  *   read (one unit strongly consistent, half eventually);

@@ -123,7 +123,11 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
       const result = {} as Record<Operation, Footprint>;
       for (const op of OPERATIONS) {
         const email = await userFor(op, 'units');
-        result[op] = await footprint(email, () => call(op, bodies(email)[op], idempotent ? randomUUID() : undefined), idempotent ? undefined : op);
+        result[op] = await footprint(
+          email,
+          () => call(op, bodies(email)[op], idempotent ? randomUUID() : undefined),
+          idempotent ? undefined : op,
+        );
       }
       return result;
     };
