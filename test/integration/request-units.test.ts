@@ -42,8 +42,9 @@ describe('DynamoDB calls per request', () => {
       resetUserPassword: ['UpdateItem'],
       // The user's collection, its sign-in partition, then the profile.
       deleteUser: ['Query', 'Query', 'DeleteItem'],
-      // The profile and the state in one read; a success settles in one transaction, a failure counts in one update.
-      'sign-in ok': ['BatchGetItem', 'UpdateItem', 'TransactWriteItems'],
+      // The profile and the state in one read; a success settles in one transaction (then, having made a device record,
+      // queries the user's records for the cap, ADR 30), a failure counts in one update.
+      'sign-in ok': ['BatchGetItem', 'UpdateItem', 'TransactWriteItems', 'Query'],
       'sign-in wrong': ['BatchGetItem', 'UpdateItem'],
       'sign-in unknown': ['BatchGetItem', 'UpdateItem'],
     });
