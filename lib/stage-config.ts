@@ -301,7 +301,7 @@ function signInTools(raw: unknown, fallback: StageConfig['signInTools']): StageC
   if (raw === undefined) return fallback;
   if (raw === '' || raw === 'none') return [];
   if (typeof raw !== 'string') throw new Error('Context signInTools must be a comma-separated list');
-  return raw.split(',').map((entry) => {
+  const tools = raw.split(',').map((entry) => {
     const [principal = '', ownerId, extra] = entry.trim().split('=');
     if (!/^\d{12}$|^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/.test(principal) || extra !== undefined)
       throw new Error(`Context signInTools: "${entry}" is not an account id or an IAM role's ARN (optionally =<ownerId>)`);
@@ -309,4 +309,9 @@ function signInTools(raw: unknown, fallback: StageConfig['signInTools']): StageC
       throw new Error(`Context signInTools: "${ownerId}" is not an owner's id`);
     return { principal, ownerId };
   });
+  // One role per principal: the role is keyed by it (lib/user-management-stack.ts).
+  const principals = tools.map((tool) => tool.principal);
+  const repeated = principals.find((principal, index) => principals.indexOf(principal) !== index);
+  if (repeated) throw new Error(`Context signInTools: "${repeated}" is listed twice; give each principal one entry`);
+  return tools;
 }

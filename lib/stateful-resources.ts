@@ -41,8 +41,21 @@ export const STATEFUL_TYPES: Readonly<
     source: 'Template reference, AWS::SNS::Topic: TopicName and FifoTopic "Update requires: Replacement" (createOnlyProperties)',
   },
   'AWS::Logs::LogGroup': {
-    replacedBy: ['LogGroupName'],
-    source: 'Template reference, AWS::Logs::LogGroup: LogGroupName "Update requires: Replacement" (createOnlyProperties)',
+    replacedBy: ['LogGroupName', 'LogGroupClass'],
+    source:
+      'Template reference, AWS::Logs::LogGroup: LogGroupName "Update requires: Replacement" (createOnlyProperties); LogGroupClass: a log group\'s class "can\'t be changed after a log group is created" (CloudWatch Logs)',
+  },
+  'AWS::SSM::Parameter': {
+    replacedBy: ['Name'],
+    source:
+      'Template reference, AWS::SSM::Parameter: Name "Update requires: Replacement". Tools read the sign-in descriptor by its fixed name, so a new logical id would create the same name before deleting the old one, and fail. Written by the stack from the stage: not kept without it',
+    keptWithoutStack: false,
+  },
+  'AWS::Events::EventBus': {
+    replacedBy: ['Name'],
+    source:
+      'Template reference, AWS::Events::EventBus: Name "Update requires: Replacement". Consumers\' rules name the bus; a new logical id with the same fixed name fails. Holds no data of its own: not kept without the stack',
+    keptWithoutStack: false,
   },
   'AWS::SQS::Queue': {
     replacedBy: ['QueueName', 'FifoQueue'],

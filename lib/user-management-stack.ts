@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Annotations, Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { AccountPrincipal, ArnPrincipal, Role } from 'aws-cdk-lib/aws-iam';
@@ -230,9 +231,12 @@ export class UserManagementStack extends Stack {
       value: this.tables.undeliveredEvents.tableName,
     });
     this.signInDescriptor = this.publishSignInDescriptor(config);
-    config.signInTools.forEach((tool, index) => {
+    for (const tool of config.signInTools) {
+      // Keyed by the tool's account (and role), never its position: removing one tool leaves every
+      // other tool's role, logical id and ARN where they were.
+      const key = signInToolKey(tool.principal);
       // A tool in another account assumes this role: grantSignIn's permissions and the descriptor's read, nothing else.
-      const role = new Role(this, `SignInTool${index + 1}`, {
+      const role = new Role(this, `SignInTool${key}`, {
         assumedBy: /^\d{12}$/.test(tool.principal) ? new AccountPrincipal(tool.principal) : new ArnPrincipal(tool.principal),
         description: `A tool's sign-in (${tool.principal}${tool.ownerId ? `, owner ${tool.ownerId}` : ''}) on stage ${config.stage}`,
         maxSessionDuration: Duration.hours(1),
@@ -243,11 +247,11 @@ export class UserManagementStack extends Stack {
         descriptorParameter: this.signInDescriptor,
         ...(tool.ownerId !== undefined && { ownerId: tool.ownerId }),
       });
-      new CfnOutput(this, `SignInTool${index + 1}RoleArn`, {
+      new CfnOutput(this, `SignInTool${key}RoleArn`, {
         description: `The role ${tool.principal} assumes to sign users in (grantSignIn and the descriptor)`,
         value: role.roleArn,
       });
-    });
+    }
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
     });
@@ -337,5 +341,12 @@ export class UserManagementStack extends Stack {
     }
   }
 }
+
+/**
+ * A sign-in tool's key in construct ids: its account id, and for a role's ARN also the first 8 hex
+ * digits of the ARN's SHA-256 (two roles of one account stay apart).
+ */
+export const signInToolKey = (principal: string): string =>
+  /^\d{12}$/.test(principal) ? principal : `${principal.split(':')[4]}${createHash('sha256').update(principal).digest('hex').slice(0, 8)}`;
 
 const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '#contract/messages';
+import { API_KEY_PATTERN } from '#domain/api-keys';
 import { lifecycleEventOf } from '#events/lifecycle-events';
 import { passesRecordFilter } from '#events/record-filter';
 import { hookEvent, judge, unknownApiKey } from '../../lib/release-hook/checks';
@@ -13,7 +14,7 @@ const consumerLog = (fields: Record<string, unknown>) =>
 
 describe('pre-traffic hook', () => {
   it('sends an API key of the issued shape, never the same twice', () => {
-    expect(unknownApiKey()).toMatch(/^wlk_[A-Za-z0-9_-]{43}$/);
+    expect(unknownApiKey()).toMatch(API_KEY_PATTERN);
     expect(unknownApiKey()).not.toBe(unknownApiKey());
     const event = hookEvent(api) as { path: string; headers: Record<string, string> };
     expect(event.path).toBe('/v1/createUser');

@@ -83,7 +83,7 @@ describe('tools in other accounts (-c signInTools)', () => {
   const tools = `123456789012,arn:aws:iam::210987654321:role/tool-backend=${OWNER}`;
   const { template } = synthStage('prod', { signInTools: tools });
   const roles = Object.entries(resourcesOf(template)).filter(
-    ([id, r]) => r.Type === 'AWS::IAM::Role' && /^SignInTool\d+/.test(id) && !id.includes('DefaultPolicy'),
+    ([id, r]) => r.Type === 'AWS::IAM::Role' && /^SignInTool\d{12}/.test(id) && !id.includes('DefaultPolicy'),
   );
   const policyOf = (roleId: string) =>
     Object.values(resourcesOf(template)).find(
@@ -110,7 +110,34 @@ describe('tools in other accounts (-c signInTools)', () => {
       expect(owned.length > 0).toBe(index === 1);
     }
     const outputs = template.toJSON().Outputs as Record<string, unknown>;
-    expect(Object.keys(outputs).filter((k) => /^SignInTool\d+RoleArn$/.test(k))).toHaveLength(2);
+    expect(Object.keys(outputs).filter((k) => /^SignInTool\d{12}[0-9a-f]*RoleArn$/.test(k))).toHaveLength(2);
+  });
+
+  it("each role's logical id comes from its account; removing an account from the middle leaves every other role, logical id and ARN", () => {
+    const three = '111111111111,222222222222,arn:aws:iam::333333333333:role/tool';
+    const roleIds = (template: ReturnType<typeof synthStage>['template']) =>
+      Object.entries(resourcesOf(template))
+        .filter(([id, r]) => r.Type === 'AWS::IAM::Role' && id.startsWith('SignInTool'))
+        .map(([id]) => id);
+    const arns = (template: ReturnType<typeof synthStage>['template']) =>
+      Object.fromEntries(
+        Object.entries(template.toJSON().Outputs as Record<string, { Value: unknown }>)
+          .filter(([k]) => /^SignInTool.*RoleArn$/.test(k))
+          .map(([k, v]) => [k, JSON.stringify(v.Value)]),
+      );
+    const before = synthStage('staging', { signInTools: three }).template;
+    const after = synthStage('staging', { signInTools: '111111111111,arn:aws:iam::333333333333:role/tool' }).template;
+    const [first, middle, last] = roleIds(before);
+    expect([first, middle].map((id) => id!.slice('SignInTool'.length, 'SignInTool'.length + 12))).toEqual(['111111111111', '222222222222']);
+    expect(last!.startsWith('SignInTool333333333333')).toBe(true);
+    expect(roleIds(after)).toEqual([first, last]);
+    const trust = (template: ReturnType<typeof synthStage>['template'], id: string) =>
+      JSON.stringify(resourcesOf(template)[id]!.Properties!.AssumeRolePolicyDocument);
+    for (const id of [first!, last!]) expect(trust(after, id)).toBe(trust(before, id));
+    const { [Object.keys(arns(before)).find((k) => k.startsWith('SignInTool222222222222'))!]: removed, ...kept } = arns(before);
+    expect(removed).toBeDefined();
+    expect(arns(after)).toEqual(kept);
+    expect(() => synthStage('staging', { signInTools: '111111111111,111111111111' })).toThrow(/listed twice/);
   });
 
   it('refuses a principal that is neither an account id nor a role ARN', () => {

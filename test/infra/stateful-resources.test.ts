@@ -126,6 +126,30 @@ describe('the checks fail on each defect, naming the resource and the property',
     ]);
   });
 
+  it("a log group's class set (it can't be changed after the log group is created)", () => {
+    const logGroup = idOf(prodStack, prodStack.functions.createUser.logGroup);
+    const problems = problemsOf((stack) => {
+      (stack.functions.createUser.logGroup.node.defaultChild as CfnLogGroup).logGroupClass = 'INFREQUENT_ACCESS';
+    });
+    expect(problems).toEqual([
+      expect.stringContaining(`${logGroup} (AWS::Logs::LogGroup) LogGroupClass would change from null to "INFREQUENT_ACCESS"`),
+    ]);
+  });
+
+  it.each([
+    ['the sign-in descriptor parameter', (stack: UserManagementStack) => stack.signInDescriptor, 'AWS::SSM::Parameter'],
+    ['the event bus', (stack: UserManagementStack) => stack.lifecycleEvents.bus, 'AWS::Events::EventBus'],
+  ] as const)("%s's construct renamed (a new logical id for a fixed name)", (_, construct, type) => {
+    const id = idOf(prodStack, construct(prodStack));
+    const problems = problemsOf((stack) => (construct(stack).node.defaultChild as CfnElement).overrideLogicalId(`${id}Renamed`));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining(`${id} (${type}) would be removed or renamed`),
+        expect.stringContaining(`${id}Renamed (${type}) is not in the record`),
+      ]),
+    );
+  });
+
   it('a stateful resource of a stage that keeps its data, left to be deleted with its stack', () => {
     const { template } = synthesizeForRecord('prod', {
       modify: (stack) => (stack as UserManagementStack).lifecycleEvents.deadLetters.applyRemovalPolicy(RemovalPolicy.DESTROY),
