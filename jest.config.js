@@ -8,7 +8,7 @@ const common = { transform, moduleNameMapper, extensionsToTreatAsEsm: ['.ts'], t
 
 /**
  * The files of the default projects' folders that CI runs and the default `npm test` leaves out, for
- * their time (measured alone per file, with the machine's load: see each), in the `heavy` project.
+ * their time, in the `heavy` project (the list main had; not re-measured in this change).
  */
 const HEAVY_FILES = [
   'test/integration/sign-in.test.ts', // argon2id at its real cost, attempt after attempt
@@ -16,6 +16,10 @@ const HEAVY_FILES = [
   'test/hardening/secrets.test.ts', // every operation and sign-in, the logs searched for the secrets sent
   'test/infra/password-check.test.ts', // the stack synthesized with each password-check setting
   'test/infra/capacity-stack.test.ts', // every stage, against the capacity model
+  'test/infra/deploy.test.ts', // every stage synthesized
+  'test/infra/access-log.test.ts', // every stage synthesized
+  'test/infra/deploy-doc.test.ts', // every stage synthesized, against docs/deploy.md
+  'test/infra/stateful-resources.test.ts', // every stage synthesized, against its record
   'test/unit/layers.test.ts', // dependency-cruiser over the whole tree, once per injected violation
 ].map((file) => `<rootDir>/${file}`);
 
