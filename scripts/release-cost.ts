@@ -54,12 +54,26 @@ function rows(): string[] {
   return lines;
 }
 
+/** The rows as Markdown with padded columns, as the formatter (Biome) writes a table. */
+function table(header: readonly string[], body: readonly string[]): string[] {
+  const cells = [header, ...body.map((row) => row.slice(2, -2).split(' | '))];
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  const line = (row: readonly string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)];
+}
+
 const block = [
   BEGIN,
   '',
-  '| stage | requests a second to the new versions (per-method throttle × methods × canary share) | fault | caught after, and the requests it costs |',
-  '| --- | --- | --- | --- |',
-  ...rows(),
+  ...table(
+    [
+      'stage',
+      'requests a second to the new versions (per-method throttle × methods × canary share)',
+      'fault',
+      'caught after, and the requests it costs',
+    ],
+    rows(),
+  ),
   '',
   END,
 ].join('\n');

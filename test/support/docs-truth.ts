@@ -1,12 +1,12 @@
 /**
- * Checks that hold the prose to the repository, each a pure function of a repository root (the
- * real one in CI, an edited copy in the tests and the mutation run that prove a check fails): the
- * variable table of docs/local.md, the paths the docs name and the sections they cite. The options
- * the docs show are held to their commands in docs-options.ts, the figures to their sources in
- * codegen/figures.ts. Each returns what it found wrong, one line per claim, and counts the claims
- * it checked.
+ * Checks that hold what the docs say about the code to the repository, each a pure function of a
+ * repository root (the real one in CI, an edited copy in the tests that prove a check fails): the
+ * variable table of docs/local.md, the paths the docs name, their links and the sections they cite.
+ * The options the docs show are held to their commands in docs-options.ts. Each returns what it
+ * found wrong, one line per claim, and counts the claims it checked.
  */
 
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +127,8 @@ export function checkPaths(root: string, examples: Readonly<Record<string, strin
   let claims = 0;
   const top = new Set(readdirSync(root).filter((name) => name !== 'node_modules' && name !== '.git'));
   for (const file of documents(root)) {
+    // A superseded ADR is a record of its day (ADR 29): the files it names may be gone.
+    if (file.startsWith('docs/adr/') && /^Status: superseded/m.test(read(root, file))) continue;
     read(root, file)
       .split('\n')
       .forEach((text, i) => {
@@ -161,8 +163,16 @@ const headings = (markdown: string) =>
       .map((line) => line.replace(/^#+\s+/, '').trim()),
   );
 
+/** Every Markdown file of the repository (git's list): the links of each are checked. */
+const markdownFiles = (root: string): string[] => {
+  const tracked = spawnSync('git', ['ls-files', '*.md'], { cwd: root, encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  // An edited copy is not a git tree: its documents, and the package READMEs beside them.
+  const files = tracked.length > 0 ? tracked : [...documents(root), 'packages/client/README.md', 'packages/sign-in/README.md'];
+  return files.filter((file) => existsSync(join(root, file)));
+};
+
 /**
- * Cross-references: every relative link resolves (and its `#anchor` is a heading of the target),
+ * Cross-references: every relative link of every Markdown file resolves (and its `#anchor` is a heading of the target),
  * and every section cited by name after the word README (`the README's "Name"`, `README ("Name",
  * "Other")`, `README, "Name"`) is a heading of the README.
  */
@@ -170,7 +180,8 @@ export function checkSections(root: string): CheckResult {
   const problems: string[] = [];
   let claims = 0;
   const readme = headings(read(root, 'README.md'));
-  for (const file of documents(root)) {
+  const cited = new Set(documents(root));
+  for (const file of markdownFiles(root)) {
     const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '.';
     read(root, file)
       .split('\n')
@@ -191,6 +202,7 @@ export function checkSections(root: string): CheckResult {
           }
         }
       });
+    if (!cited.has(file)) continue;
     // A section cited by name may be quoted on the next line: read the text with lines joined.
     const text = read(root, file);
     for (const match of text.matchAll(/README[^."`\n]{0,12}?(?:\s[^."`\n]{0,12}?)?\(?("[^"]+"(?:,\s*"[^"]+")*)/g)) {

@@ -1,12 +1,12 @@
 /**
- * The prose held to the repository: docs/local.md's variables and defaults (test/support/docs-truth.ts),
- * every repository path and cited section, every `--option` the docs show against the help of the
- * command it is written with (test/support/docs-options.ts), and every figure against its source
- * (codegen/figures.ts: the committed bench run, bench/RESULTS.json, or a dated record). Each check
- * is also run on an edited copy of the repository, to show it fails on the mismatch it exists for.
+ * What the docs claim about the code, held to the code: docs/local.md's variables and defaults
+ * (test/support/docs-truth.ts), every repository path, link and cited section, every command and
+ * `--option` the docs show against the help of the command it is written with
+ * (test/support/docs-options.ts). No wording or figure is checked (ADR 29). Each check is also run
+ * on an edited copy of the repository, to show it fails on the mismatch it exists for.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -15,17 +15,6 @@ import { formatArgon2Setting, readConfig, readPasswordPolicy, readPasswordSettin
 import { metricsNamespace } from '#platform/metrics';
 import { localEngine } from '#store/local-engine';
 import { commandUsage, usageCommands } from '../../admin/command-usage';
-import {
-  checkFigures,
-  figureEdit,
-  readRegistry,
-  readSources,
-  registeredFigure,
-  rewriteFigures,
-  type Source,
-  valueAt,
-} from '../../codegen/figures';
-import { exampleBenchReport } from '../support/bench-report-example';
 import { checkOptions, type HelpTexts, helpTexts, scriptOptions } from '../support/docs-options';
 import { checkLocalVariables, checkPaths, checkSections, editedCopy } from '../support/docs-truth';
 import { ROOT, runScript } from '../support/processes';
@@ -79,7 +68,7 @@ const READ_BY_LIBRARIES: Record<string, string> = { POWERTOOLS_LOG_LEVEL: 'Power
 const EXAMPLE_PATHS: Record<string, string> = {
   'functions/suspendUser/handler.ts': 'CONTRIBUTING, "Adding an operation"',
   'functions/shared/contract/operations/suspendUser.ts': 'CONTRIBUTING, "Adding an operation"',
-  'bench/RESULTS.json': 'written by npm run bench and committed with a bench run (ADR 21); absent until the first such run',
+  'bench/RESULTS.json': 'written by npm run bench and committed with a bench run; absent until the first such run',
 };
 
 let help: HelpTexts;
@@ -87,15 +76,6 @@ const claims: Record<string, number> = {};
 beforeAll(async () => {
   help = await helpTexts(ROOT);
 }, 120_000);
-
-/**
- * The run the figures' edited copies are checked against: the committed one, or until there is one
- * a fixture of the figures the docs quote from the 2026-11-25 run (not a run).
- */
-const RUN = readFileSync(
-  join(ROOT, existsSync(join(ROOT, 'bench/RESULTS.json')) ? 'bench/RESULTS.json' : 'test/fixtures/bench-results.json'),
-  'utf8',
-);
 
 describe('the documents hold against the repository', () => {
   const hold = (name: string, result: { claims: number; problems: string[] }) => {
@@ -110,18 +90,6 @@ describe('the documents hold against the repository', () => {
   it('every relative link and anchor resolves; every README section cited by name exists', () => hold('sections', checkSections(ROOT)));
   it("every --option the docs show is an option of the command it is written with (admin's per command)", () =>
     hold('options', checkOptions(ROOT, help)));
-  it('every figure reads what its source says: the committed run (bench/RESULTS.json) at its key, a dated record, the code', () =>
-    hold('figures', checkFigures(ROOT)));
-
-  it("every key the docs read from the committed run is a key of the bench's report (its example, test/support/bench-report-example.ts)", async () => {
-    const report = await exampleBenchReport();
-    const keys = Object.values(readRegistry(ROOT))
-      .flat()
-      .flatMap((entry) => [entry.source].flat() as Source[])
-      .flatMap((source) => ('run' in source ? [source.run] : []));
-    expect(keys.length).toBeGreaterThan(0);
-    expect(keys.filter((key) => valueAt(report, key) === undefined)).toEqual([]);
-  });
 
   it("`<command> --help` prints that command's part of the usage and exits 0", async () => {
     const commands = usageCommands(help.admin);
@@ -135,7 +103,7 @@ describe('the documents hold against the repository', () => {
 });
 
 afterAll(() => {
-  if (Object.keys(claims).length === 5) console.log(`docs-truth: ${JSON.stringify(claims)}`);
+  if (Object.keys(claims).length === 4) console.log(`docs-options: ${JSON.stringify(claims)}`);
 });
 
 describe('each check fails on a document that says otherwise (an edited copy of the repository)', () => {
@@ -260,123 +228,6 @@ describe('each check fails on a document that says otherwise (an edited copy of 
           /^docs\/local\.md:\d+: --now \(command line\) is not an option of admin rotate-all: admin command rotate-all is not in --help$/,
         ),
       ]);
-    });
-  });
-
-  describe('figures, each held to its source (the committed run, or until there is one the fixture, as bench/RESULTS.json)', () => {
-    const committed = existsSync(join(ROOT, 'bench/RESULTS.json'));
-    const withRun = (edits: Record<string, (text: string) => string> = {}) =>
-      copy({ ...(committed ? {} : { 'bench/RESULTS.json': () => RUN }), ...edits });
-    const registry = readRegistry(ROOT);
-    const number = (key: string) => String(valueAt(JSON.parse(RUN), key));
-    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    /** Another number than `written`: one more in its last digit's place. */
-    const another = (written: string) => written.replace(/\d$/, (digit) => String((Number(digit) + 1) % 10));
-
-    it('the docs hold against the run (the baseline of the cases below)', () => {
-      expect(checkFigures(withRun()).problems).toEqual([]);
-    });
-
-    it('a figure changed in a paragraph that says it was measured (README, the 15:59 run the default was chosen from)', () => {
-      const entry = registeredFigure(registry, 'README.md', (source) => 'record' in source && source.value === 'm=7168,t=5,p=1');
-      const written = entry.figure.split(' ')[0]!;
-      const root = withRun({ 'README.md': figureEdit(entry, another) });
-      expect(checkFigures(root).problems).toEqual([
-        expect.stringMatching(
-          new RegExp(`^README\\.md:\\d+: the document says ${literal(another(written))}, the registry's copy ${literal(entry.figure)}$`),
-        ),
-        expect.stringMatching(
-          new RegExp(
-            `^README\\.md:\\d+: ${literal(another(written))}, but docs/measurements/2026-11-25-bench-1559\\.json m=7168,t=5,p=1 says ${literal(written)}$`,
-          ),
-        ),
-      ]);
-    });
-
-    it('a committed-run figure changed (README, m=7168,t=5 per hash)', () => {
-      const key = 'argon2.settings[m=7168,t=5,p=1].cpuMs';
-      const entry = registeredFigure(registry, 'README.md', (source) => 'run' in source && source.run === key);
-      const root = withRun({ 'README.md': figureEdit(entry, another) });
-      expect(checkFigures(root).problems).toContainEqual(
-        expect.stringMatching(
-          new RegExp(
-            `^README\\.md:\\d+: ${literal(another(number(key)))}, but bench/RESULTS\\.json ${literal(key)} says ${literal(number(key))}$`,
-          ),
-        ),
-      );
-    });
-
-    it('a figure changed to another number of the run, in the document and the registry both (ADR 5, the 250-item row for the 2,500)', () => {
-      const key = 'deleteScaling.items[2500].msPerItem';
-      const entry = registeredFigure(
-        registry,
-        'docs/adr/0005-item-collection-delete.md',
-        (source) => 'run' in source && source.run === key,
-      );
-      const other = [number('deleteScaling.items[250].msPerItem'), number('deleteScaling.items[25].msPerItem')].find(
-        (value) => value !== number(key),
-      )!;
-      const root = withRun({
-        'docs/adr/0005-item-collection-delete.md': figureEdit(entry, () => other),
-        'docs/figures.json': (text) => text.replace(`"figure": "${entry.figure}"`, `"figure": "${other} ms"`),
-      });
-      expect(checkFigures(root).problems).toEqual([
-        expect.stringMatching(
-          new RegExp(
-            `^docs/adr/0005-item-collection-delete\\.md:\\d+: ${literal(other)}, but bench/RESULTS\\.json ${literal(key)} says ${literal(number(key))}$`,
-          ),
-        ),
-      ]);
-    });
-
-    it('a figure with no source, a record whose raw output no longer holds its value, a setting changed in the code', () => {
-      const root = withRun({
-        'docs/operations.md': (text) => `${text}\nA reset costs 12.5 ms of CPU (measured 2026-11-25).\n`,
-        'docs/measurements/2026-11-21-bench.json': replace('| 9.25 |', '| 9.35 |'),
-        'functions/shared/http/middleware/parse-body.ts': replace('MAX_BODY_BYTES = 16 * 1024', 'MAX_BODY_BYTES = 32 * 1024'),
-      });
-      const problems = checkFigures(root).problems;
-      expect(problems).toContainEqual(
-        expect.stringMatching(/^docs\/operations\.md:\d+: 12\.5 ms has no source \(no entry in docs\/figures\.json\)$/),
-      );
-      expect(problems).toContainEqual(
-        expect.stringMatching(
-          /^docs\/adr\/0001-argon2-binding\.md:\d+: 9\.25, but docs\/measurements\/2026-11-21-bench\.json node_rs_hash_p50_ms says 9\.35$/,
-        ),
-      );
-      expect(problems).toContainEqual(
-        expect.stringMatching(/^README\.md:\d+: 16, but functions\/shared\/http\/middleware\/parse-body\.ts .* says 32$/),
-      );
-      expect(problems.every((problem) => /operations\.md|9\.25|parse-body/.test(problem))).toBe(true);
-    });
-
-    it('--write brings the docs in line with a new run, which then holds', () => {
-      const next = JSON.parse(RUN) as {
-        argon2: { settings: Record<string, { cpuMs: number }> };
-        deleteScaling: { items: Record<string, { msPerItem: number }> };
-      };
-      const perHash = next.argon2.settings['m=7168,t=5,p=1']!.cpuMs === 9.875 ? 9.876 : 9.875;
-      const perItem = next.deleteScaling.items['2500']!.msPerItem === 0.2411 ? 0.2412 : 0.2411;
-      next.argon2.settings['m=7168,t=5,p=1']!.cpuMs = perHash;
-      next.deleteScaling.items['2500']!.msPerItem = perItem;
-      const newRun = JSON.stringify(next, null, 2);
-      const root = copy({ 'bench/RESULTS.json': () => newRun });
-      expect(checkFigures(root).problems).toHaveLength(2);
-      const { documents, registry: rewrittenRegistry, changed } = rewriteFigures(root, readSources(root));
-      expect(changed).toEqual([
-        expect.stringMatching(new RegExp(`^README\\.md:\\d+: [\\d.]+ -> ${perHash}$`)),
-        expect.stringMatching(new RegExp(`^docs/adr/0005-item-collection-delete\\.md:\\d+: [\\d.]+ -> ${perItem}$`)),
-      ]);
-      const rewritten = copy({
-        'bench/RESULTS.json': () => newRun,
-        ...Object.fromEntries(
-          Object.entries(documents)
-            .filter(([file, text]) => readFileSync(join(root, file), 'utf8') !== text)
-            .map(([file, text]) => [file, () => text]),
-        ),
-        'docs/figures.json': () => `${JSON.stringify(rewrittenRegistry, null, 2)}\n`,
-      });
-      expect(checkFigures(rewritten).problems).toEqual([]);
     });
   });
 });
