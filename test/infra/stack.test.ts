@@ -763,7 +763,7 @@ describe('cdk-nag acknowledgements', () => {
         ...decisions,
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
         // CodeDeploy may invoke each pre-traffic hook and its versions.
-        ...['CreateUser', 'DeleteUser', 'LifecycleEventsConsumer', 'ResetUserPassword'].map(
+        ...[...OPERATIONS.map((operation) => operation[0]!.toUpperCase() + operation.slice(1)), 'LifecycleEventsConsumer'].map(
           (name) =>
             `AwsSolutions-IAM5[Resource::<${byStage[stage].stack.getLogicalId(byStage[stage].stack.release.hooks[name]!.node.defaultChild as CfnElement)}.Arn>:*]`,
         ),
