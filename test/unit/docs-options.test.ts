@@ -211,14 +211,14 @@ describe('each check fails on a document that says otherwise (an edited copy of 
 
     it('an option of a script that does not read it, an unknown admin command (with or without options), an option with no command', () => {
       const root = copy({
-        'CONTRIBUTING.md': replace('npm run bench -- --quick       #', 'npm run bench -- --fast        #'),
+        'CONTRIBUTING.md': replace('npm run bench -- --small       #', 'npm run bench -- --fast        #'),
         'docs/local.md': (text) =>
           `${text}\n\n## More\n\nRun \`npm run admin -- rotate-all --now\`.\n\n## Last\n\nPass \`--colour\` for colour.\n`,
       });
       expect(checkOptions(root, help).problems).toEqual([
         expect.stringMatching(/^docs\/local\.md:\d+: admin command rotate-all is not in --help$/),
         expect.stringMatching(/^docs\/local\.md:\d+: --colour is written with no command before it in its section$/),
-        // The options bench's file reads, as the check finds them (--json, --quick and more).
+        // The options bench's file reads, as the check finds them (--json, --small and more).
         expect.stringMatching(
           new RegExp(
             `^CONTRIBUTING\\.md:\\d+: --fast \\(command line\\) is not an option of bench \\(the options bench's file reads \\(${scriptOptions(ROOT, 'bench')!.join(' ')}\\)\\)$`,
