@@ -9,6 +9,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { comparisonForm } from '#domain/comparison-form';
+import { DEFAULT_PASSWORD_POLICY } from '#platform/config';
 import { sourceEntries } from '../../codegen/blocklist';
 import { keyOfOwnerWithPolicy, revokeAll } from '../support/stage-owners';
 import { useTarget } from '../support/target';
@@ -84,6 +85,8 @@ describe('respellings of the list, drawn', () => {
       fc.asyncProperty(respelling, async ({ entry, password }) => {
         // Each value once in a run: a respelling drawn again is not counted.
         fc.pre(!seen.has(password));
+        // A respelling of an entry near the maximum can pass it: the length rule then answers first, as it should.
+        fc.pre(Math.max(codePoints(password), codePoints(password.normalize('NFC'))) <= DEFAULT_PASSWORD_POLICY.maxLength);
         seen.add(password);
         expect([password, comparisonForm(password)]).toEqual([password, comparisonForm(entry)]);
         const target = uncreated('respelled');
