@@ -12,6 +12,7 @@ import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatArgon2Setting } from '#platform/config';
+import { markdownTable } from '../codegen/markdown-table';
 import { createEnv } from './env';
 import { type Measurement, round, type Target } from './kit';
 
@@ -89,16 +90,15 @@ function render(report: {
   const rows = Object.entries(report.targets).flatMap(([name, targets]) =>
     targets.map((t) => {
       const range = t.range ? ` (${t.range[0]} to ${t.range[1]})` : '';
-      return `| ${name} | ${t.target} | ${t.value}${range} ${t.unit} | ${t.limit ?? '—'} | ${t.floor ?? ''} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`;
+      const met = t.met === null ? '—' : t.met ? 'yes' : '**no**';
+      return [name, t.target, `${t.value}${range} ${t.unit}`, String(t.limit ?? '—'), String(t.floor ?? ''), met];
     }),
   );
   return `# Bench results
 
 \`npm run bench\` on ${meta.date} at ${String(meta.commit ?? 'unknown').slice(0, 12)}${meta.dirty ? ' (with uncommitted changes)' : ''}: Node ${meta.node}, ${meta.cpu}, argon2id ${meta.argon2Setting}, ${meta.durationS} s, load average ${meta.loadAverage.before} before and ${meta.loadAverage.after} after. bench/README.md says how to read it.
 
-| measurement | target | measured (rounds' range) | limit | floor | met |
-| --- | --- | --- | --- | --- | --- |
-${rows.join('\n')}
+${markdownTable(['measurement', 'target', "measured (rounds' range)", 'limit', 'floor', 'met'], rows)}
 `;
 }
 

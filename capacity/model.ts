@@ -10,6 +10,7 @@
 
 import { OPERATIONS, type OperationName } from '#contract/operations';
 import { PUBLISH_BATCH } from '#events/lifecycle-events';
+import { markdownTable } from '../codegen/markdown-table';
 import { type AwsLimitsFile, figure } from './aws';
 import { ITEM_BOUND_BYTES, operationRequests, SIGN_IN_FLOWS, type SignInFlow, signInRequests } from './flows';
 import { type Units, unitsByTable } from './request-units';
@@ -128,17 +129,14 @@ const rps = (value: number) => Math.floor(value).toLocaleString('en-US');
 
 /** The generated table of docs/capacity.md, its columns padded as the formatter lays them out. */
 export function capacityTable(rows: readonly Row[]): string {
-  const cells = [
+  return markdownTable(
     ['request', 'limit met first', 'requests/s', 'cost per million', 'Cognito quota (requests/s)'],
-    ...rows.map((row) => [
+    rows.map((row) => [
       row.kind,
       row.first.label,
       rps(row.first.rps),
       `$${row.usdPerMillion.toFixed(2)}${row.usdPerMillionPerMs === undefined ? '' : ` + $${row.usdPerMillionPerMs.toFixed(4)} per ms`}`,
       `${row.cognitoCategory} ${rps(row.cognitoRps)}`,
     ]),
-  ];
-  const widths = cells[0]!.map((_, i) => Math.max(3, ...cells.map((row) => row[i]!.length)));
-  const line = (row: readonly string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(cells[0]!), line(widths.map((width) => '-'.repeat(width))), ...cells.slice(1).map(line)].join('\n');
+  );
 }
