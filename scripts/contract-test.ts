@@ -4,22 +4,77 @@
  *
  * Set API_KEY to an owner's key (`npm start` prints the development owner's). The API is BASE_URL,
  * or the `baseUrl` that `npm start` wrote to `.data/sign-in.json`. Portman checks each operation's
- * 200 and, with the variations in `scripts/contract-test.portman.json`, its 400 (fuzzed requests),
- * 401, 404, 409, 415 and 422: the status, the content type, a JSON body, and the body against the
- * response's schema. Prints every request and check, then the requests per status; exit 0 when
- * every check passed. `--report <file>` keeps newman's JSON report (it holds the key).
+ * 200 and, with the variations in {@link portmanConfig}, its 400 (fuzzed requests), 401, 404, 409,
+ * 415 and 422: the status, the content type, a JSON body, and the body against the response's
+ * schema. Prints every request and check, then the requests per status; exit 0 when every check
+ * passed. `--report <file>` keeps newman's JSON report (it holds the key).
  */
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CONFIG = fileURLToPath(new URL('contract-test.portman.json', import.meta.url));
 const PORTMAN = join(dirname(createRequire(import.meta.url).resolve('@apideck/portman/package.json')), 'bin/portman');
 const DESCRIPTOR = '.data/sign-in.json';
+
+/** Portman's checks of one answer: its status, a JSON content type and body, the body against the response's schema. */
+const checks = (code: number) => ({
+  contractTests: [
+    {
+      statusCode: { enabled: true, code },
+      contentType: { enabled: true },
+      jsonBody: { enabled: true },
+      schemaValidation: { enabled: true },
+      headersPresent: { enabled: true },
+    },
+  ],
+});
+const body = (key: string, value: string) => ({ overwriteRequestBody: [{ key, value }] });
+const header = (key: string, value: string) => ({ overwriteRequestHeaders: [{ key, value }] });
+/** A request of the operations `target` names (an operationId, or `*::/*` for all), changed so that the answer is `response`. */
+const variation = (target: string, response: number, name: string, changes: { overwrites?: object[]; fuzzing?: object[] }) => ({
+  [target.includes('::') ? 'openApiOperation' : 'openApiOperationId']: target,
+  openApiResponse: String(response),
+  variations: [{ name, ...changes, tests: checks(response) }],
+});
+/** Each run's own user and Idempotency-Key (`{{runId}}`), so that a run against the same API again passes too. */
+const taken = body('user_email', 'taken-{{runId}}@example.com');
+const fuzz = { requiredFields: { enabled: true }, minLengthFields: { enabled: true }, maxLengthFields: { enabled: true } };
+
+/**
+ * What Portman generates: every operation's request from the document's example (a fresh
+ * Idempotency-Key each), expecting its 200, in the document's order (create, reset, delete one
+ * user); then the variations. Fuzzing drops required fields and goes past each length limit.
+ */
+const portmanConfig = {
+  version: 1,
+  globals: {
+    collectionPreRequestScripts: [
+      "if (!pm.collectionVariables.has('runId')) pm.collectionVariables.set('runId', pm.variables.replaceIn('{{$guid}}'));",
+    ],
+  },
+  overwrites: [{ openApiOperation: '*::/*', ...header('Idempotency-Key', '{{$guid}}') }],
+  tests: {
+    contractTests: [{ openApiOperation: '*::/*', openApiResponse: '200', ...checks(200).contractTests[0] }],
+    variationTests: [
+      variation('*::/*', 401, 'Unknown API key', {
+        overwrites: [{ overwriteRequestSecurity: { apiKey: { value: 'wlk_not-a-key-anyone-issued' } } }],
+      }),
+      variation('*::/*', 400, 'Invalid', { fuzzing: [{ requestBody: [fuzz], requestHeaders: [fuzz] }] }),
+      variation('*::/*', 415, 'Not JSON', { overwrites: [header('Content-Type', 'text/plain')] }),
+      variation('*::/*', 404, 'No such user', { overwrites: [body('user_email', 'nobody-{{runId}}@example.com')] }),
+      variation('createUser', 200, 'Another user', { overwrites: [taken, header('Idempotency-Key', '{{runId}}')] }),
+      variation('createUser', 409, 'Existing user', { overwrites: [taken] }),
+      variation('resetUserPassword', 422, 'Idempotency-Key of another request', {
+        overwrites: [taken, header('Idempotency-Key', '{{runId}}')],
+      }),
+      variation('deleteUser', 200, 'Another user', { overwrites: [taken] }),
+    ],
+  },
+};
 
 /** The part of newman's JSON report read here. */
 export interface NewmanReport {
@@ -56,8 +111,10 @@ function main(): number {
   const work = mkdtempSync(join(tmpdir(), 'contract-test-'));
   try {
     const report = join(work, 'report.json');
+    const config = join(work, 'portman-config.json');
+    writeFileSync(config, JSON.stringify(portmanConfig));
     const newman = { abortOnFailure: false, reporters: ['cli', 'json'], reporter: { json: { export: report } } };
-    const args = ['-u', `${base}/openapi.json`, '-b', base, '-c', CONFIG, '-n'];
+    const args = ['-u', `${base}/openapi.json`, '-b', base, '-c', config, '-n'];
     spawnSync(process.execPath, [PORTMAN, ...args, '--newmanRunOptions', JSON.stringify(newman)], {
       cwd: work,
       env: { ...process.env, PORTMAN_API_KEY: apiKey },
