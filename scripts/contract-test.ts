@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// Portman 1.33 requires tslib at run time but lists it only among its devDependencies: the AWS SDK's copy is the one it finds.
 const PORTMAN = join(dirname(createRequire(import.meta.url).resolve('@apideck/portman/package.json')), 'bin/portman');
 const DESCRIPTOR = '.data/sign-in.json';
 
