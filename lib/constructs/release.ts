@@ -150,7 +150,7 @@ export class Release extends Construct {
     const errors = notifying(
       new Alarm(this, `${name}VersionErrors`, {
         alarmName: `${prefix}-${name}-new-version-errors`,
-        alarmDescription: `${name}: the version this deploy published failed an invocation through the live alias (crash, timeout, out of memory). During a release that is the new version alone, and CodeDeploy rolls it back; between releases it is the live version, so this fires on a live crash too, and a deploy started while it is in ALARM stops at once.`,
+        alarmDescription: `${name}: an invocation through the live alias failed (crash, timeout, out of memory) on the version the last deploy published. During a release that is the new version alone, and CodeDeploy rolls it back. Between releases it is the live version: this fires on a live crash, and stays in ALARM for about a minute after it, so a deploy started then stops at once.`,
         metric: metric('Errors', Stats.SUM),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -165,7 +165,7 @@ export class Release extends Construct {
         : notifying(
             new Alarm(this, `${name}VersionLatency`, {
               alarmName: `${prefix}-${name}-new-version-p99-latency`,
-              alarmDescription: `${name}: the version this deploy published ran slower than the threshold at p99 in 2 of 3 minutes through the live alias. During a release that is the new version alone, and CodeDeploy rolls it back; between releases it is the live version.`,
+              alarmDescription: `${name}: the version the last deploy published ran slower than the threshold at p99 in 2 of 3 minutes through the live alias. During a release that is the new version alone, and CodeDeploy rolls it back. Between releases it is the live version: this fires when the live version is slow, and a deploy started while it is in ALARM stops at once.`,
               metric: metric('Duration', Stats.p(99)),
               threshold: this.props.latencyP99ThresholdMs,
               comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
