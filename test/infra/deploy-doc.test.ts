@@ -73,6 +73,10 @@ describe('the order from an empty account', () => {
     expect(bootstrap).toBeLessThan(deploy);
     expect(commands[bootstrap]).toContain('--cloudformation-execution-policies');
     expect(commands[bootstrap]).toContain('policy/UserManagementCfnExecution');
+    // The boundary the CLI creates with --example-permissions-boundary (cdk-<qualifier>-permissions-boundary)
+    // is the one every role of the stacks names by default.
+    expect(commands[bootstrap]).toContain('--example-permissions-boundary');
+    expect(DEFAULT_PERMISSIONS_BOUNDARY).toBe('cdk-hnb659fds-permissions-boundary');
   });
 
   it('the quota check with Service Quotas comes before any deploy', () => {
