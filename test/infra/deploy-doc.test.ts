@@ -76,7 +76,10 @@ describe('the order from an empty account', () => {
     // The boundary the CLI creates with --example-permissions-boundary (cdk-<qualifier>-permissions-boundary)
     // is the one every role of the stacks names by default.
     expect(commands[bootstrap]).toContain('--example-permissions-boundary');
-    expect(DEFAULT_PERMISSIONS_BOUNDARY).toBe('cdk-hnb659fds-permissions-boundary');
+    const cli = readFileSync(new URL('node_modules/aws-cdk/lib/index.js', ROOT), 'utf8');
+    // The CLI's own line, read as text: `cdk-${qualifier}-permissions-boundary`, with the default qualifier.
+    const name = /let policyName = `cdk-\$\{qualifier\}(-permissions-boundary)`;/.exec(cli)?.[1];
+    expect(`cdk-hnb659fds${name}`).toBe(DEFAULT_PERMISSIONS_BOUNDARY);
   });
 
   it('the quota check with Service Quotas comes before any deploy', () => {
