@@ -1,7 +1,8 @@
 import { RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
-import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, PermissionsBoundary, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { DEFAULT_PERMISSIONS_BOUNDARY } from './stage-config';
 
 /** The one-time stack's name: one per account and region, whatever the number of stages. */
 export const ACCOUNT_STACK_NAME = 'UserManagement-account';
@@ -13,13 +14,20 @@ export const ACCOUNT_STACK_NAME = 'UserManagement-account';
  * not deploy where a landing zone already manages it). Both survive the stack's deletion: every
  * stage's logging relies on them.
  */
+export interface ApiGatewayAccountStackProps extends StackProps {
+  /** The managed policy the stack's role carries as its permissions boundary. @default DEFAULT_PERMISSIONS_BOUNDARY */
+  readonly permissionsBoundaryName?: string;
+}
+
 export class ApiGatewayAccountStack extends Stack {
   readonly role: Role;
   readonly apiGatewayAccount: CfnAccount;
 
-  constructor(scope: Construct, id: string, props: StackProps = {}) {
+  constructor(scope: Construct, id: string, props: ApiGatewayAccountStackProps = {}) {
     super(scope, id, props);
     Tags.of(this).add('service', 'user-management');
+    const boundary = props.permissionsBoundaryName ?? DEFAULT_PERMISSIONS_BOUNDARY;
+    PermissionsBoundary.of(this).apply(ManagedPolicy.fromManagedPolicyName(this, 'PermissionsBoundary', boundary));
 
     this.role = new Role(this, 'CloudWatchRole', {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),

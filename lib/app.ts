@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ACCOUNT_STACK_NAME, ApiGatewayAccountStack } from './account-stack';
-import { type StageConfig, type StageName, stageConfigFromContext, stagesFromContext } from './stage-config';
+import {
+  permissionsBoundaryFromContext,
+  type StageConfig,
+  type StageName,
+  stageConfigFromContext,
+  stagesFromContext,
+} from './stage-config';
 import { UserManagementStack } from './user-management-stack';
 
 /** cdk.json's context: the default stage and the feature flags the app is written against. */
@@ -51,6 +57,7 @@ export function buildApp(options: BuildAppOptions = {}): {
     description: 'API Gateway account settings for the user management API (once per account and region)',
     ...(env && { env }),
     terminationProtection: true,
+    permissionsBoundaryName: permissionsBoundaryFromContext(app.node),
   });
   const stages: Partial<Record<StageName, UserManagementStack>> = {};
   for (const stage of stagesFromContext(app.node)) {

@@ -89,9 +89,20 @@ export interface StageConfig {
    * (docs/deploy.md, "Releases"; ADR 23).
    */
   readonly release: ReleaseConfigName;
+  /**
+   * The managed policy every IAM role of the stack carries as its permissions boundary (`-c
+   * permissionsBoundary=<name>`): by default the one `cdk bootstrap --example-permissions-boundary`
+   * creates. The bootstrap's execution policy lets CloudFormation create a role only with it
+   * (codegen/execution-policy.ts), so a role the deploy creates can never hold more than the boundary
+   * allows (docs/deploy.md, "Bootstrap").
+   */
+  readonly permissionsBoundary: string;
 }
 
 type ContextDerived = 'stage' | 'wafKeyLimit' | 'wafIpLimit';
+
+/** The boundary `cdk bootstrap --example-permissions-boundary` creates (qualifier hnb659fds, the default). */
+export const DEFAULT_PERMISSIONS_BOUNDARY = 'cdk-hnb659fds-permissions-boundary';
 
 const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
   dev: {
@@ -120,6 +131,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     tracingSampleRate: 1,
     // Disposable test data: the shortest window DynamoDB allows.
     recoveryPeriodDays: 1,
+    permissionsBoundary: DEFAULT_PERMISSIONS_BOUNDARY,
   },
   staging: {
     retainData: true,
@@ -146,6 +158,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     tracingSampleRate: 0.2,
     // A week: enough to rehearse a restore or undo a bad deploy caught in testing.
     recoveryPeriodDays: 7,
+    permissionsBoundary: DEFAULT_PERMISSIONS_BOUNDARY,
   },
   prod: {
     retainData: true,
@@ -174,6 +187,7 @@ const DEFAULTS: Record<StageName, Omit<StageConfig, ContextDerived>> = {
     // deleted user is gone within the month GDPR gives to act on an erasure request (DynamoDB's own
     // default is 35, the maximum).
     recoveryPeriodDays: 30,
+    permissionsBoundary: DEFAULT_PERMISSIONS_BOUNDARY,
   },
 };
 
@@ -277,6 +291,7 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     latencyAlarmP99Ms: int('latencyAlarmP99Ms', defaults.latencyAlarmP99Ms, 1),
     release: release as ReleaseConfigName,
     signInTools: signInTools(node.tryGetContext('signInTools'), defaults.signInTools),
+    permissionsBoundary: permissionsBoundaryFromContext(node, defaults.permissionsBoundary),
   };
   if (config.passwordMaxLength < config.passwordMinLength) {
     throw new Error('Context passwordMaxLength must not be less than passwordMinLength');
@@ -294,6 +309,19 @@ export function stageConfigFromContext(node: Node, stage: StageName = stagesFrom
     );
   }
   return config;
+}
+
+/**
+ * The permissions boundary's policy name, `-c permissionsBoundary=<name>`, else `fallback` (a stage's
+ * default; the account stack's is {@link DEFAULT_PERMISSIONS_BOUNDARY}).
+ */
+export function permissionsBoundaryFromContext(node: Node, fallback: string = DEFAULT_PERMISSIONS_BOUNDARY): string {
+  const raw: unknown = node.tryGetContext('permissionsBoundary');
+  if (raw === undefined || raw === '') return fallback;
+  // IAM's policy name: up to 128 of letters, digits and +=,.@_-.
+  if (typeof raw !== 'string' || !/^[\w+=,.@-]{1,128}$/.test(raw))
+    throw new Error(`Context permissionsBoundary must be an IAM policy's name, got "${String(raw)}"`);
+  return raw;
 }
 
 /** `-c signInTools=<principal>[=<ownerId>],...`: an account id or an IAM role's ARN, optionally one owner's id. */

@@ -24,7 +24,16 @@ export const recordPath = (stage: StageName) => `${RECORD_DIR}${stage}.json`;
  * which cfn-lint 1.51 bundles), or that can never change (the update fails).
  */
 export const STATEFUL_TYPES: Readonly<
-  Record<string, { readonly replacedBy: readonly string[]; readonly source: string; readonly keptWithoutStack?: false }>
+  Record<
+    string,
+    {
+      readonly replacedBy: readonly string[];
+      readonly source: string;
+      readonly keptWithoutStack?: false;
+      /** Only the resources of the type this holds for (all of them when absent). */
+      readonly only?: (resource: TemplateResource) => boolean;
+    }
+  >
 > = {
   'AWS::DynamoDB::Table': {
     replacedBy: ['TableName', 'KeySchema', 'LocalSecondaryIndexes', 'ImportSourceSpecification'],
@@ -67,10 +76,29 @@ export const STATEFUL_TYPES: Readonly<
       'Template reference, AWS::Lambda::EventSourceMapping: EventSourceArn, StartingPosition, StartingPositionTimestamp and SelfManagedEventSource "Update requires: Replacement" (createOnlyProperties). Its state is the consumer\'s position in the stream: a new mapping starts again at its StartingPosition and delivers again what the old one had. Not kept without its stack (it would invoke a deleted function)',
     keptWithoutStack: false,
   },
+  'AWS::IAM::Role': {
+    replacedBy: ['RoleName', 'Path'],
+    source:
+      'Provider schema createOnlyProperties: Path, RoleName ("Update requires: Replacement"). Held only for a role another account assumes (a sign-in tool\'s, keyed by its account): the tool names it by its ARN, whose name CloudFormation generates from the logical id, so a new logical id is a new ARN and the tool stops signing in. Not kept without its stack',
+    keptWithoutStack: false,
+    only: (resource) => assumedFromAnotherAccount(resource),
+  },
   'AWS::SecretsManager::Secret': {
     replacedBy: ['Name'],
     source: 'Template reference, AWS::SecretsManager::Secret: Name "Update requires: Replacement" (createOnlyProperties)',
   },
+};
+
+/** Whether a role's trust policy names an AWS principal (an account or a role), not only services. */
+function assumedFromAnotherAccount(resource: TemplateResource): boolean {
+  const trust = resource.Properties?.AssumeRolePolicyDocument as { Statement?: { Principal?: Record<string, unknown> }[] } | undefined;
+  return (trust?.Statement ?? []).some((statement) => statement.Principal?.AWS !== undefined);
+}
+
+/** Whether the guard holds this resource: its type is stateful, and it is one of those the type holds for. */
+export const isStateful = (resource: TemplateResource): boolean => {
+  const kind = STATEFUL_TYPES[resource.Type];
+  return kind !== undefined && (kind.only?.(resource) ?? true);
 };
 
 export interface StatefulResource {
@@ -85,7 +113,7 @@ export interface StatefulRecord {
   readonly resources: Readonly<Record<string, StatefulResource>>;
 }
 
-interface TemplateResource {
+export interface TemplateResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
   readonly DeletionPolicy?: string;
@@ -98,7 +126,7 @@ export function statefulResourcesOf(stackName: string, template: TemplateJson): 
   const resources: Record<string, StatefulResource> = {};
   for (const [id, resource] of Object.entries(template.Resources).sort(([a], [b]) => a.localeCompare(b))) {
     const kind = STATEFUL_TYPES[resource.Type];
-    if (!kind) continue;
+    if (!kind || !isStateful(resource)) continue;
     resources[id] = {
       type: resource.Type,
       replacedBy: Object.fromEntries(kind.replacedBy.map((property) => [property, resource.Properties?.[property] ?? null])),
@@ -151,7 +179,7 @@ export function compareStateful(recorded: StatefulRecord, current: StatefulRecor
  */
 export function unretained(template: TemplateJson): string[] {
   return Object.entries(template.Resources)
-    .filter(([, resource]) => STATEFUL_TYPES[resource.Type] && STATEFUL_TYPES[resource.Type]!.keptWithoutStack !== false)
+    .filter(([, resource]) => isStateful(resource) && STATEFUL_TYPES[resource.Type]!.keptWithoutStack !== false)
     .filter(([, resource]) => resource.DeletionPolicy !== 'Retain' || resource.UpdateReplacePolicy !== 'Retain')
     .map(
       ([id, resource]) =>

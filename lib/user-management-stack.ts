@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Annotations, Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
-import { AccountPrincipal, ArnPrincipal, Role } from 'aws-cdk-lib/aws-iam';
+import { AccountPrincipal, ArnPrincipal, ManagedPolicy, PermissionsBoundary, Role } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { ParameterTier, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
@@ -57,6 +57,8 @@ export class UserManagementStack extends Stack {
     this.config = config;
     Tags.of(this).add('service', 'user-management');
     Tags.of(this).add('stage', config.stage);
+    // Every role of the stack, whatever construct creates it: the execution policy creates none without it.
+    PermissionsBoundary.of(this).apply(ManagedPolicy.fromManagedPolicyName(this, 'PermissionsBoundary', config.permissionsBoundary));
 
     this.tables = new Tables(this, 'Tables', { retainData: config.retainData, recoveryPeriodDays: config.recoveryPeriodDays });
 

@@ -1,6 +1,6 @@
 /**
  * `npm run stateful-resources`: synthesizes every stage and compares its stateful resources (tables,
- * keys, topics, log groups, queues, secrets) with the record in lib/stateful-resources/<stage>.json;
+ * keys, topics, log groups, queues, secrets, the roles other accounts assume) with the record in lib/stateful-resources/<stage>.json;
  * exit 1, one line per resource that a deploy would replace, rename or remove (or that is new).
  * `-- --write`: writes the record from the stages as they are now. Do that only on purpose, for a
  * change you mean (a new table, say), and say so in the commit: CONTRIBUTING.md, "Stateful resources".

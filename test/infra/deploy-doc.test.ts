@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Stack } from 'aws-cdk-lib';
 import { Template as Assertions } from 'aws-cdk-lib/assertions';
-import { executionPolicy, resourceTypes, servicePrefix, UPCOMING_TYPES } from '../../codegen/execution-policy';
+import { BOUNDED_ROLE_ACTIONS, executionPolicy, resourceTypes, servicePrefix, UPCOMING_TYPES } from '../../codegen/execution-policy';
 import { ACCOUNT_STACK_NAME } from '../../lib/account-stack';
 import { buildApp } from '../../lib/app';
-import { STAGES } from '../../lib/stage-config';
+import { DEFAULT_PERMISSIONS_BOUNDARY, STAGES } from '../../lib/stage-config';
 
 const ROOT = new URL('../../', import.meta.url);
 const doc = readFileSync(new URL('docs/deploy.md', ROOT), 'utf8');
@@ -73,6 +73,13 @@ describe('the order from an empty account', () => {
     expect(bootstrap).toBeLessThan(deploy);
     expect(commands[bootstrap]).toContain('--cloudformation-execution-policies');
     expect(commands[bootstrap]).toContain('policy/UserManagementCfnExecution');
+    // The boundary the CLI creates with --example-permissions-boundary (cdk-<qualifier>-permissions-boundary)
+    // is the one every role of the stacks names by default.
+    expect(commands[bootstrap]).toContain('--example-permissions-boundary');
+    const cli = readFileSync(new URL('node_modules/aws-cdk/lib/index.js', ROOT), 'utf8');
+    // The CLI's own line, read as text: `cdk-${qualifier}-permissions-boundary`, with the default qualifier.
+    const name = /let policyName = `cdk-\$\{qualifier\}(-permissions-boundary)`;/.exec(cli)?.[1];
+    expect(`cdk-hnb659fds${name}`).toBe(DEFAULT_PERMISSIONS_BOUNDARY);
   });
 
   it('the quota check with Service Quotas comes before any deploy', () => {
@@ -102,15 +109,20 @@ describe('bootstrap', () => {
     }
   });
 
-  it("the execution policy covers the service of every resource type the templates create, and CodeDeploy's", () => {
+  it("the execution policy covers the service of every resource type the templates create, and CodeDeploy's; IAM's only with the boundary", () => {
     const types = resourceTypes(Object.values(templates));
-    const actions = executionPolicy(types).Statement.flatMap((s) => s.Action);
+    const policy = executionPolicy(types, DEFAULT_PERMISSIONS_BOUNDARY);
+    const actions = policy.Statement.filter((s) => s.Effect === 'Allow').flatMap((s) => s.Action);
     for (const type of [...types, ...UPCOMING_TYPES]) {
       const service = servicePrefix(type);
-      if (service) expect([type, actions]).toEqual([type, expect.arrayContaining([`${service}:*`])]);
+      if (service && service !== 'iam') expect([type, actions]).toEqual([type, expect.arrayContaining([`${service}:*`])]);
     }
     expect(actions).toContain('codedeploy:*');
-    // Narrower than administrator: no action on every service.
+    // The templates create roles: IAM's actions are granted one by one, each role created only with the boundary
+    // (test/infra/permissions-boundary.test.ts evaluates them).
+    expect(types).toContain('AWS::IAM::Role');
+    expect(actions).toEqual(expect.arrayContaining([...BOUNDED_ROLE_ACTIONS, 'iam:PassRole']));
+    expect(actions).not.toContain('iam:*');
     expect(actions).not.toContain('*');
   });
 });

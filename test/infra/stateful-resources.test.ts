@@ -12,13 +12,14 @@ import type { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import { STAGES } from '../../lib/stage-config';
 import {
   compareStateful,
+  isStateful,
   readRecord,
   STATEFUL_TYPES,
   synthesizeForRecord,
   type TemplateJson,
   unretained,
 } from '../../lib/stateful-resources';
-import type { UserManagementStack } from '../../lib/user-management-stack';
+import { signInToolKey, type UserManagementStack } from '../../lib/user-management-stack';
 
 const fresh = Object.fromEntries(STAGES.map((stage) => [stage, synthesizeForRecord(stage)])) as Record<
   (typeof STAGES)[number],
@@ -36,7 +37,7 @@ describe.each(STAGES)('%s', (stage) => {
 
   it('the record holds every resource of a stateful type in the template, with each replacing property', () => {
     const template = fresh[stage].template;
-    const stateful = Object.entries(template.Resources).filter(([, resource]) => STATEFUL_TYPES[resource.Type]);
+    const stateful = Object.entries(template.Resources).filter(([, resource]) => isStateful(resource));
     expect(Object.keys(readRecord(stage).resources).sort()).toEqual(stateful.map(([id]) => id).sort());
     for (const [id, resource] of stateful) {
       expect(Object.keys(readRecord(stage).resources[id]!.replacedBy)).toEqual(STATEFUL_TYPES[resource.Type]!.replacedBy);
@@ -48,7 +49,7 @@ describe.each(['staging', 'prod'] as const)('%s keeps its data', (stage) => {
   it('every stateful resource in the template that holds data: DeletionPolicy and UpdateReplacePolicy Retain', () => {
     const { template } = fresh[stage];
     const holdingData = Object.entries(template.Resources).filter(
-      ([, resource]) => STATEFUL_TYPES[resource.Type] && STATEFUL_TYPES[resource.Type]!.keptWithoutStack !== false,
+      ([, resource]) => isStateful(resource) && STATEFUL_TYPES[resource.Type]!.keptWithoutStack !== false,
     );
     expect(holdingData.length).toBeGreaterThan(0);
     expect(unretained(template)).toEqual([]);
@@ -160,5 +161,66 @@ describe('the checks fail on each defect, naming the resource and the property',
     expect(unretained(fresh.dev.template).length).toBe(
       Object.values(fresh.dev.record.resources).filter((resource) => STATEFUL_TYPES[resource.type]!.keptWithoutStack !== false).length,
     );
+  });
+});
+
+describe("a sign-in tool's cross-account role: keyed by its account, never its place in signInTools", () => {
+  // Three tools, the middle one a role's ARN; then the middle one removed, as an edit of signInTools would.
+  const tools = ['111111111111', 'arn:aws:iam::222222222222:role/tool', '333333333333'];
+  const kept = [tools[0]!, tools[2]!];
+  const before = synthesizeForRecord('prod', { context: { signInTools: tools.join(',') } });
+  const after = synthesizeForRecord('prod', { context: { signInTools: kept.join(',') } });
+  type Template = TemplateJson & { Outputs: Record<string, { Value: unknown }> };
+  /** The logical id of the role `principal` assumes in `template`: the one whose trust policy names it. */
+  const roleOf = (template: TemplateJson, principal: string) => {
+    const named = /^\d{12}$/.test(principal) ? `:iam::${principal}:root` : principal;
+    const ids = Object.entries(template.Resources)
+      .filter(
+        ([, resource]) =>
+          resource.Type === 'AWS::IAM::Role' && JSON.stringify(resource.Properties?.AssumeRolePolicyDocument).includes(named),
+      )
+      .map(([id]) => id);
+    expect([principal, ids.length]).toEqual([principal, 1]);
+    return ids[0]!;
+  };
+
+  it('the guard holds every tool role (and no role of a function or service)', () => {
+    const roles = Object.values(before.record.resources).filter((resource) => resource.type === 'AWS::IAM::Role');
+    expect(roles.length).toBe(tools.length);
+    expect(Object.keys(before.record.resources)).toEqual(expect.arrayContaining(tools.map((tool) => roleOf(before.template, tool))));
+  });
+
+  it('removing the middle tool: the guard names its role, and only it', () => {
+    const removed = roleOf(before.template, tools[1]!);
+    // The role's logical id names the tool's account (lib/user-management-stack.ts, signInToolKey).
+    expect(removed).toContain('222222222222');
+    expect(removed).toMatch(new RegExp(`^SignInTool${signInToolKey(tools[1]!)}`));
+    expect(compareStateful(before.record, after.record)).toEqual([
+      `UserManagement-prod: ${removed} (AWS::IAM::Role) would be removed or renamed: CloudFormation deletes a resource whose logical id leaves the template`,
+    ]);
+  });
+
+  it("every other tool's role keeps its logical id, its every property, its policy and the ARN its output gives", () => {
+    for (const tool of kept) {
+      const id = roleOf(before.template, tool);
+      expect(roleOf(after.template, tool)).toBe(id);
+      // The role's name, and so its ARN, CloudFormation generates from the stack and the logical id: both unchanged, no name set.
+      expect(after.template.Resources[id]).toEqual(before.template.Resources[id]);
+      expect(after.template.Resources[id]!.Properties?.RoleName).toBeUndefined();
+      const policies = (template: TemplateJson) =>
+        Object.entries(template.Resources).filter(
+          ([, resource]) =>
+            resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties?.Roles) === JSON.stringify([{ Ref: id }]),
+        );
+      expect(policies(after.template).length).toBe(1);
+      expect(policies(after.template)).toEqual(policies(before.template));
+      // The output that gives the tool its role's ARN: the same name, the same value.
+      const arnOutputs = (template: TemplateJson) =>
+        Object.entries((template as Template).Outputs).filter(
+          ([, output]) => JSON.stringify(output.Value) === JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }),
+        );
+      expect(arnOutputs(after.template).length).toBe(1);
+      expect(arnOutputs(after.template)).toEqual(arnOutputs(before.template));
+    }
   });
 });
