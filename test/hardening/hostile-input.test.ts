@@ -51,7 +51,8 @@ beforeAll(async () => {
   // An owner whose own account is gone: its key is valid, its requests are 403.
   await stores.client.send(new DeleteCommand({ TableName: config.usersTableName, Key: userKey(orphan.ownerId, orphan.ownerEmail) }));
   keys = { valid: owner.apiKey, revoked: revoked.api_key, orphaned: orphan.apiKey };
-});
+  // Two owners' argon2id hashes and a server start: longer than jest's 5 s on a loaded machine.
+}, 30_000);
 afterAll(async () => {
   agent.destroy();
   await server.close();
