@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ECHOED_NAME_CODE_POINTS } from '#contract/messages';
 import { BLOCKLIST_COUNTS } from '#domain/generated/blocklist';
 import { BCRYPT_MAX_BYTES } from '#domain/sign-in';
 import { FREE_FAILURES, MAX_FAILED_SIGN_INS, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
@@ -24,6 +25,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Each value's text, by the name a document marks it with. */
 export const VALUES: Readonly<Record<string, string>> = {
   apiKeyCacheTtl: `${DEFAULT_API_KEY_CACHE_TTL_SECONDS} s`,
+  echoedName: `${ECHOED_NAME_CODE_POINTS} code points`,
   blocklistEntries: BLOCKLIST_COUNTS.sourceEntries.toLocaleString('en-US'),
   bcryptMaxBytes: `${BCRYPT_MAX_BYTES} bytes`,
   freeFailures: String(FREE_FAILURES),
