@@ -7,17 +7,12 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ECHOED_NAME_CODE_POINTS } from '#contract/messages';
+import { LANE_OVERHEAD_MIB } from '#domain/costly-lane';
 import { BLOCKLIST_COUNTS } from '#domain/generated/blocklist';
 import { BCRYPT_MAX_BYTES } from '#domain/sign-in';
-import { FREE_FAILURES, MAX_FAILED_SIGN_INS, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
-import {
-  DEVICE_COOKIE_DAYS,
-  DEVICE_COOKIES_PER_BROWSER,
-  DEVICE_FAILURE_LIMIT,
-  MAX_DEVICES_PER_USER,
-  ROTATION_GRACE_SECONDS,
-  TRUSTED_FAILURES_AT_MOST,
-} from '#domain/trusted-devices';
+import { FREE_FAILURES, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
+import { SIGN_IN_MEMORY_BOUND_MIB } from '#domain/sign-in-memory';
+import * as devices from '#domain/trusted-devices';
 import { DEFAULT_API_KEY_CACHE_TTL_SECONDS } from '#platform/config';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -29,14 +24,15 @@ export const VALUES: Readonly<Record<string, string>> = {
   blocklistEntries: BLOCKLIST_COUNTS.sourceEntries.toLocaleString('en-US'),
   bcryptMaxBytes: `${BCRYPT_MAX_BYTES} bytes`,
   freeFailures: String(FREE_FAILURES),
-  maxFailedSignIns: String(MAX_FAILED_SIGN_INS),
   untrustedFailureLimit: String(UNTRUSTED_FAILURE_LIMIT),
-  devicesPerUser: String(MAX_DEVICES_PER_USER),
-  deviceFailureLimit: String(DEVICE_FAILURE_LIMIT),
-  trustedFailuresAtMost: String(TRUSTED_FAILURES_AT_MOST),
-  deviceCookieDays: `${DEVICE_COOKIE_DAYS} days`,
-  cookiesPerBrowser: String(DEVICE_COOKIES_PER_BROWSER),
-  rotationGrace: `${ROTATION_GRACE_SECONDS} s`,
+  devicesPerUser: String(devices.MAX_DEVICES_PER_USER),
+  deviceFailureLimit: String(devices.DEVICE_FAILURE_LIMIT),
+  trustedFailuresAtMost: String(devices.TRUSTED_FAILURES_AT_MOST),
+  deviceCookieDays: `${devices.DEVICE_COOKIE_DAYS} days`,
+  cookiesPerBrowser: String(devices.DEVICE_COOKIES_PER_BROWSER),
+  laneOverhead: `${LANE_OVERHEAD_MIB} MiB`,
+  signInMemory: `${SIGN_IN_MEMORY_BOUND_MIB} MiB`,
+  rotationGrace: `${devices.ROTATION_GRACE_SECONDS} s`,
 };
 
 const SPAN = /<!-- value:([A-Za-z0-9]+) -->(.*?)<!-- \/value -->/g;
