@@ -34,6 +34,7 @@ export const GENERATORS: readonly Generator[] = [
   { name: 'client types', write: ['scripts/client-types.ts'], check: ['scripts/client-types.ts', '--check'] },
   { name: 'capacity table', write: ['scripts/capacity.ts'], check: ['scripts/capacity.ts', '--check'] },
   { name: 'release cost', write: ['scripts/release-cost.ts'], check: ['scripts/release-cost.ts', '--check'] },
+  { name: 'doc values', write: ['scripts/doc-values.ts'], check: ['scripts/doc-values.ts', '--check'] },
 ];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

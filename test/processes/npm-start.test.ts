@@ -68,6 +68,10 @@ describe('npm start', () => {
     const second = startScript('local/start.ts', env, workdir);
     await second.waitFor(/Listening on/, 90_000);
     expect(second.output()).toContain('Development owner dev-owner@example.com exists');
+    // docs/local.md: a later run's hint names the engine's variable when the port is not the default.
+    expect(second.output()).toContain(
+      `Issue another with: DYNAMODB_PORT=${env.DYNAMODB_PORT} npm run -s admin -- issue-key dev-owner@example.com`,
+    );
     expect(second.output()).not.toContain('export API_KEY=');
     expect(second.output()).toContain('Moved the sign-in state the users table kept into the sign-in table: 1 items');
     const keyOf = { pk: legacy.pk, sk: legacy.sk };

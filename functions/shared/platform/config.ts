@@ -133,6 +133,9 @@ export function readPasswordPolicy(): PasswordPolicy {
   return policy;
 }
 
+/** How long a warm function trusts a resolved API key when API_KEY_CACHE_TTL_SECONDS is unset: a revocation's delay. */
+export const DEFAULT_API_KEY_CACHE_TTL_SECONDS = 30;
+
 /** Reads and checks the configuration; throws naming the first bad variable. */
 export function readConfig(): Config {
   return {
@@ -142,7 +145,7 @@ export function readConfig(): Config {
     signInTableName: required('SIGN_IN_TABLE_NAME'),
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     ...readPasswordSettings(),
-    apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', 30, 0) * 1000,
+    apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_SECONDS', DEFAULT_API_KEY_CACHE_TTL_SECONDS, 0) * 1000,
     pwnedPasswordsUrl: readPwnedPasswordsUrl(),
   };
 }
