@@ -23,6 +23,7 @@ const DESCRIPTOR_FILE = resolve('.data/sign-in.json');
 const TLS_DIR = resolve('.data/sign-in-site');
 const SITE = resolve('examples/sign-in-site');
 const DEMO_EMAIL = 'demo-user@example.com';
+const DEFAULT_SITE_PORT = 4443;
 /** A certificate is made for this many days, and made again once older than RENEW_DAYS. */
 const CERT_DAYS = 30;
 const RENEW_DAYS = 20;
@@ -44,7 +45,7 @@ let stopping = false;
 class DemoError extends Error {}
 
 async function main(): Promise<void> {
-  const sitePort = portFromEnv('SITE_PORT', 4443);
+  const sitePort = portFromEnv('SITE_PORT', DEFAULT_SITE_PORT);
   if (await portInUse(sitePort))
     throw new DemoError(`SITE_PORT ${sitePort} is already in use on 127.0.0.1: stop what listens there, or set SITE_PORT to a free port.`);
 

@@ -13,7 +13,7 @@
  */
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -32,8 +32,8 @@ jest.setTimeout(600_000);
 const CHROMIUM = '/usr/bin/chromium';
 const SITE = join(ROOT, 'examples/sign-in-site');
 const work = mkdtempSync(join(tmpdir(), 'sign-in-site-'));
-/** Where the pages' screenshots go (gitignored), kept after the run for a reader to look at. */
-const SCREENSHOTS = join(ROOT, '.data/screenshots/sign-in-site');
+/** Where the pages' screenshots go: kept after the run for a reader to look at, outside the tree. */
+const SCREENSHOTS = mkdtempSync(join(tmpdir(), 'sign-in-site-screenshots-'));
 /** The brand slot the test fills, as a tool would. */
 const SITE_NAME = 'Acme Tasks';
 let apiBase: string;
@@ -60,7 +60,7 @@ beforeAll(async () => {
   const { dependencies } = JSON.parse(readFileSync(join(SITE, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   if (Object.keys(dependencies).some((name) => !existsSync(join(SITE, 'node_modules', name, 'package.json'))))
     expect(spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: SITE, encoding: 'utf8', timeout: 300_000 }).status).toBe(0);
-  // A certificate for localhost, as the README makes one.
+  // A certificate for localhost, as `npm run demo` makes one, here in the test's own folder.
   const tls = spawnSync(
     'openssl',
     ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=localhost'],
@@ -92,7 +92,6 @@ beforeAll(async () => {
     if (Date.now() > deadline || site.exitCode !== null) throw new Error(`the site did not start: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  mkdirSync(SCREENSHOTS, { recursive: true });
   console.log(`Screenshots of the site's pages in ${SCREENSHOTS}`);
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 }, 300_000);
