@@ -1,4 +1,4 @@
-// A small sign-in site on Express 5 through @white-label-user-management/sign-in (see README.md).
+// A small sign-in site on Express 5 through @white-label-user-management/sign-in (see README.md); its pages are in views.mjs.
 // Sessions: express-session, a new session id at every sign-in; CSRF: csrf-sync (a synchroniser token
 // per session on every form); a limit per client address in front of the module (ADDRESS_LIMIT); the
 // module's device cookie kept apart from the session, one per account, at most DEVICE_COOKIE.perBrowser.
