@@ -1,4 +1,4 @@
-// A small sign-in site on Express 5 through @white-label-user-management/sign-in (see README.md).
+// A small sign-in site on Express 5 through @white-label-user-management/sign-in (see README.md); its pages are in views.mjs.
 // Sessions: express-session, a new session id at every sign-in; CSRF: csrf-sync (a synchroniser token
 // per session on every form); a limit per client address in front of the module (ADDRESS_LIMIT); the
 // module's device cookie kept apart from the session, one per account, at most DEVICE_COOKIE.perBrowser.
@@ -9,6 +9,16 @@ import cookieParser from 'cookie-parser';
 import { csrfSync } from 'csrf-sync';
 import express from 'express';
 import session from 'express-session';
+import {
+  errorPage,
+  forbiddenPage,
+  newPasswordPage,
+  newPasswordRefusal,
+  signedInPage,
+  signInPage,
+  signInRefusal,
+  tooManyAttempts,
+} from './views.mjs';
 
 const { SIGN_IN_DESCRIPTOR, TLS_KEY, TLS_CERT, SESSION_SECRET } = process.env;
 const PORT = Number(process.env.PORT ?? 4443);
@@ -89,40 +99,6 @@ function keepDeviceCookie(req, res, email, { deviceCookie, deviceCookieExpiresAt
   res.cookie(DEVICE_ORDER, kept.join('.'), { ...deviceCookieOptions, expires });
 }
 
-const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const page = (req, body) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Sign in</title><style>body{font:16px system-ui;max-width:24rem;margin:3rem auto}label,input,button{display:block;width:100%;margin:.3rem 0}p[role=alert]{color:#a00}</style>
-</head><body>${body.replaceAll('%CSRF%', `<input type="hidden" name="_csrf" value="${escapeHtml(generateToken(req))}">`)}</body></html>`;
-const signInForm = (message = '', email = '') => `<h1>Sign in</h1>
-${message && `<p role="alert">${escapeHtml(message)}</p>`}
-<form method="post" action="/sign-in">%CSRF%
-<label>E-mail <input name="email" type="email" autocomplete="username" value="${escapeHtml(email)}" required></label>
-<label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-<button>Sign in</button></form>`;
-const newPasswordForm = (message = '') => `<h1>Choose a new password</h1>
-${message && `<p role="alert">${escapeHtml(message)}</p>`}
-<form method="post" action="/new-password">%CSRF%
-<label>Current password <input name="current" type="password" autocomplete="current-password" required></label>
-<label>New password <input name="password" type="password" autocomplete="new-password" required></label>
-<button>Save</button></form>`;
-
-/** What the page says for an outcome that starts no session. */
-function refusal(result) {
-  switch (result.outcome) {
-    case 'wrong':
-      return [401, 'Wrong e-mail or password.'];
-    case 'throttled':
-      return [429, `Too many attempts: try again in ${result.retryAfterSeconds} seconds.`];
-    case 'locked':
-      return [423, 'This account is locked: ask for a password reset.'];
-    case 'busy':
-      return [503, `Please try again in ${result.retryAfterSeconds} seconds.`];
-    default:
-      return [500, 'Something went wrong.'];
-  }
-}
-
 /** A new session id, then the user in it (never the id the browser came with). */
 const startSession = (req, email) =>
   new Promise((resolve, reject) =>
@@ -134,15 +110,10 @@ const startSession = (req, email) =>
   );
 
 app.get('/', (req, res) => {
-  if (req.session.user)
-    return res.send(
-      page(
-        req,
-        `<h1>Signed in</h1><p id="user">${escapeHtml(req.session.user)}</p><form method="post" action="/sign-out">%CSRF%<button>Sign out</button></form>`,
-      ),
-    );
-  if (req.session.mustReset) return res.send(page(req, newPasswordForm()));
-  res.send(page(req, signInForm()));
+  const csrf = generateToken(req);
+  if (req.session.user) return res.send(signedInPage({ csrf, user: req.session.user }));
+  if (req.session.mustReset) return res.send(newPasswordPage({ csrf }));
+  res.send(signInPage({ csrf }));
 });
 
 app.post('/sign-in', async (req, res, next) => {
@@ -150,7 +121,7 @@ app.post('/sign-in', async (req, res, next) => {
     const email = String(req.body.email ?? '');
     const password = String(req.body.password ?? '');
     const wait = addressWait(req.ip ?? '');
-    if (wait > 0) return res.status(429).send(page(req, signInForm(`Too many attempts: try again in ${wait} seconds.`, email)));
+    if (wait > 0) return res.status(429).send(signInPage({ csrf: generateToken(req), message: tooManyAttempts(wait), email }));
     const result = await users.signIn({ ownerId, email, password, deviceCookie: deviceCookieOf(req, email) });
     if (result.outcome === 'ok') {
       keepDeviceCookie(req, res, email, result);
@@ -162,8 +133,8 @@ app.post('/sign-in', async (req, res, next) => {
       req.session.mustReset = email;
       return res.redirect(303, '/');
     }
-    const [status, message] = refusal(result);
-    res.status(status).send(page(req, signInForm(message, email)));
+    const [status, message] = signInRefusal(result);
+    res.status(status).send(signInPage({ csrf: generateToken(req), message, email }));
   } catch (error) {
     next(error);
   }
@@ -174,7 +145,7 @@ app.post('/new-password', async (req, res, next) => {
     const email = req.session.mustReset;
     if (!email) return res.redirect(303, '/');
     const wait = addressWait(req.ip ?? '');
-    if (wait > 0) return res.status(429).send(page(req, newPasswordForm(`Too many attempts: try again in ${wait} seconds.`)));
+    if (wait > 0) return res.status(429).send(newPasswordPage({ csrf: generateToken(req), message: tooManyAttempts(wait) }));
     const result = await users.changePassword({
       ownerId,
       email,
@@ -187,9 +158,8 @@ app.post('/new-password', async (req, res, next) => {
       await startSession(req, email);
       return res.redirect(303, '/');
     }
-    if (result.outcome === 'refused') return res.status(400).send(page(req, newPasswordForm(result.message)));
-    const [status, message] = refusal(result);
-    res.status(status).send(page(req, newPasswordForm(message)));
+    const [status, message] = newPasswordRefusal(result);
+    res.status(status).send(newPasswordPage({ csrf: generateToken(req), message }));
   } catch (error) {
     next(error);
   }
@@ -208,7 +178,7 @@ app.post('/sign-out', (req, res, next) =>
 app.use((error, _req, res, _next) => {
   const status = error.code === 'EBADCSRFTOKEN' || error.status === 403 ? 403 : 500;
   if (status === 500) console.error(error instanceof Error ? error.message : String(error));
-  res.status(status).send(status === 403 ? 'Forbidden: reload the page and try again.' : 'Something went wrong.');
+  res.status(status).send(status === 403 ? forbiddenPage() : errorPage());
 });
 
 const server = createServer({ key: readFileSync(TLS_KEY), cert: readFileSync(TLS_CERT) }, app);

@@ -8,6 +8,8 @@
  * the first browser is then refused like the attacker. A browser keeps at most DEVICE_COOKIE.perBrowser
  * device cookies, dropping the least recently used; a must-reset user chooses a new password (a refused
  * one first); a form posted without its CSRF token is refused. Logs the page weight and the time to sign in.
+ * Every page the user meets is shot at a phone's width and a laptop's into SCREENSHOTS (printed), and fails
+ * on horizontal scrolling, on a missing brand, or on a field name (`new_password`...) in its visible text.
  */
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -30,6 +32,10 @@ jest.setTimeout(600_000);
 const CHROMIUM = '/usr/bin/chromium';
 const SITE = join(ROOT, 'examples/sign-in-site');
 const work = mkdtempSync(join(tmpdir(), 'sign-in-site-'));
+/** Where the pages' screenshots go: kept after the run for a reader to look at, outside the tree. */
+const SCREENSHOTS = mkdtempSync(join(tmpdir(), 'sign-in-site-screenshots-'));
+/** The brand slot the test fills, as a tool would. */
+const SITE_NAME = 'Acme Tasks';
 let apiBase: string;
 let apiKey: string;
 let siteUrl: string;
@@ -54,7 +60,7 @@ beforeAll(async () => {
   const { dependencies } = JSON.parse(readFileSync(join(SITE, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   if (Object.keys(dependencies).some((name) => !existsSync(join(SITE, 'node_modules', name, 'package.json'))))
     expect(spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: SITE, encoding: 'utf8', timeout: 300_000 }).status).toBe(0);
-  // A certificate for localhost, as the README makes one.
+  // A certificate for localhost, as `npm run demo` makes one, here in the test's own folder.
   const tls = spawnSync(
     'openssl',
     ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=localhost'],
@@ -74,6 +80,7 @@ beforeAll(async () => {
       SESSION_SECRET: 'a test-only session secret',
       // Each browser context below comes from its own client address (X-Forwarded-For), as a user and an attacker do.
       TRUST_PROXY: 'loopback',
+      SITE_NAME,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -85,6 +92,7 @@ beforeAll(async () => {
     if (Date.now() > deadline || site.exitCode !== null) throw new Error(`the site did not start: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  console.log(`Screenshots of the site's pages in ${SCREENSHOTS}`);
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 }, 300_000);
 
@@ -123,6 +131,26 @@ const deviceCookieOf = (context: BrowserContext, email: string) =>
 const deviceCookiesIn = async (context: BrowserContext) =>
   (await context.cookies()).filter((c) => c.name.startsWith(DEVICE_COOKIE.prefix)).map((c) => c.name);
 
+/** A name the API or a form uses for a field, never words for a user. */
+const FIELD_NAME = /\b(?:new_password|current_password|user_password|user_email|email|should_reset_password|password_hash)\b|_csrf/;
+const WIDTHS = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+];
+/** Shoots the page at each width into SCREENSHOTS; fails on horizontal scrolling, a field name shown, or no brand. */
+async function look(page: Page, name: string) {
+  for (const size of WIDTHS) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size.width}.png`), fullPage: true });
+    const seen = (await page.evaluate(
+      '({ overflow: document.documentElement.scrollWidth > window.innerWidth, text: document.body.innerText })',
+    )) as { overflow: boolean; text: string };
+    expect({ name, width: size.width, overflow: seen.overflow }).toEqual({ name, width: size.width, overflow: false });
+    expect(seen.text).not.toMatch(FIELD_NAME);
+    expect(seen.text).toContain(SITE_NAME);
+  }
+}
+
 /** One sign-in through the form, in a fresh page of `context`: who is signed in, or the page's alert. */
 async function attempt(context: BrowserContext, email: string, password: string) {
   const page = await context.newPage();
@@ -148,14 +176,15 @@ async function signInAndOut(context: BrowserContext, email: string, password: st
   await page.close();
 }
 /** A sign-in that must be refused: the page's alert. */
-async function refused(context: BrowserContext, email: string, password: string) {
+async function refused(context: BrowserContext, email: string, password: string, shot?: string) {
   const { page, user, alert } = await attempt(context, email, password);
+  if (shot) await look(page, shot);
   await page.close();
   expect(user).toBeUndefined();
   return alert;
 }
-const LOCKED = 'This account is locked: ask for a password reset.';
-const THROTTLED = /^Too many attempts: try again in \d+ seconds\.$/;
+const LOCKED = `This account is locked after too many failed attempts. Ask the ${SITE_NAME} team to reset your password.`;
+const THROTTLED = /^Too many attempts: try again in (?:1 second|\d+ seconds|\d+ minutes)\.$/;
 
 /** Writes the account's untrusted state as UNTRUSTED_FAILURE_LIMIT failures leave it, against its stored hash. */
 async function lockInDynamoDb(email: string) {
@@ -191,6 +220,9 @@ describe('the example sign-in site in Chromium', () => {
       if (request.method() === 'POST') postMs = request.timing().responseStart - request.timing().requestStart;
     });
     await first.goto(siteUrl);
+    await look(first, 'sign-in');
+    expect(await first.textContent('main')).toContain(`Forgot your password? Ask the ${SITE_NAME} team to reset it.`);
+    await first.setViewportSize(WIDTHS[1]!);
     const before = await cookieOf(user, '__Host-session');
     await first.fill('input[name=email]', email);
     await first.fill('input[name=password]', RIGHT);
@@ -199,6 +231,7 @@ describe('the example sign-in site in Chromium', () => {
     await first.waitForSelector('#user');
     const signInMs = performance.now() - started;
     expect(await first.textContent('#user')).toBe(email);
+    await look(first, 'signed-in');
     const session = (await cookieOf(user, '__Host-session'))!;
     expect(session).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
     expect(session.value).not.toBe(before?.value);
@@ -222,7 +255,8 @@ describe('the example sign-in site in Chromium', () => {
     // An attacker in another browser: wrong until the account waits, then the wait for the right password too.
     const attacker = await newContext();
     const outcomes: (string | undefined)[] = [];
-    for (let guess = 0; guess < 7; guess++) outcomes.push(await refused(attacker, email, `guess ${guess}`));
+    for (let guess = 0; guess < 7; guess++)
+      outcomes.push(await refused(attacker, email, `guess ${guess}`, { 0: 'sign-in-wrong', 6: 'sign-in-throttled' }[guess]));
     expect(outcomes.slice(0, 6)).toEqual(Array(6).fill('Wrong e-mail or password.'));
     expect(outcomes[6]).toMatch(THROTTLED);
     expect(await refused(attacker, email, RIGHT)).toMatch(THROTTLED);
@@ -233,7 +267,7 @@ describe('the example sign-in site in Chromium', () => {
 
     // Locked: the right password from the attacker's browser is refused, and the first browser still signs in.
     await lockInDynamoDb(email);
-    expect(await refused(attacker, email, RIGHT)).toBe(LOCKED);
+    expect(await refused(attacker, email, RIGHT, 'sign-in-locked')).toBe(LOCKED);
     await signInAndOut(user, email, RIGHT);
     expect(await refused(attacker, email, RIGHT)).toBe(LOCKED);
 
@@ -269,22 +303,41 @@ describe('the example sign-in site in Chromium', () => {
     await shared.close();
   });
 
-  it('must-reset: the new-password form, a refused password with its message, then a session and a fresh device cookie', async () => {
+  it('must-reset: the new-password form says why, words for a wrong current password and a refused one, then a session', async () => {
     const email = unique('site-reset');
     await createUser(email, 'a temporary passphrase', true);
     const context = await newContext();
     const { page } = await attempt(context, email, 'a temporary passphrase');
     expect(await page.textContent('h1')).toBe('Choose a new password');
+    expect(await page.textContent('main')).toContain(`Your password was set for you by the ${SITE_NAME} team`);
+    await look(page, 'new-password');
     const issued = (await deviceCookieOf(context, email))!;
     expect(issued).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
-    await page.fill('input[name=current]', 'a temporary passphrase');
-    await page.fill('input[name=password]', 'password123');
-    await page.click('button');
-    await page.waitForSelector('p[role=alert]');
-    expect(await page.textContent('p[role=alert]')).toBe('new_password is too easy to guess: choose another.');
+    const post = async (current: string, password: string) => {
+      await page.fill('input[name=current]', current);
+      await page.fill('input[name=password]', password);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('p[role=alert], #user');
+      return (await page.$('p[role=alert]')) ? await page.textContent('p[role=alert]') : undefined;
+    };
+    // A wrong current password: the form has no e-mail field, and says so of the current password alone.
+    expect(await post('not the temporary one', 'my very own new passphrase')).toBe(
+      'Your current password is not right. Enter the password you signed in with.',
+    );
+    await look(page, 'new-password-wrong');
+    expect(await post('a temporary passphrase', 'password123')).toBe(
+      'That new password is too easy to guess. Choose another: a few unrelated words make a good one.',
+    );
+    await look(page, 'new-password-refused');
+    // Show passwords: the box turns both fields to text, and the form still posts them.
     await page.fill('input[name=current]', 'a temporary passphrase');
     await page.fill('input[name=password]', 'my very own new passphrase');
-    await page.click('button');
+    await page.check('input[data-show]');
+    expect(await page.locator('input[data-secret]').evaluateAll((inputs) => inputs.map((input) => input.getAttribute('type')))).toEqual([
+      'text',
+      'text',
+    ]);
+    await page.click('button[type=submit]');
     await page.waitForSelector('#user');
     expect(await page.textContent('#user')).toBe(email);
     expect((await deviceCookieOf(context, email))?.value).not.toBe(issued.value);

@@ -35,6 +35,9 @@ const CODE_DEFAULTS: Record<string, string> = {
   PORT:
     /const DEFAULT_PORT = (\d+);/.exec(readFileSync(join(ROOT, 'local/start.ts'), 'utf8'))?.[1] ??
     'DEFAULT_PORT not found in local/start.ts',
+  SITE_PORT:
+    /const DEFAULT_SITE_PORT = (\d+);/.exec(readFileSync(join(ROOT, 'local/demo.ts'), 'utf8'))?.[1] ??
+    'DEFAULT_SITE_PORT not found in local/demo.ts',
   DYNAMODB_PORT: String(localEngine({}).port),
   DYNAMODB_ENDPOINT: localEngine({}).external ? localEngine({}).endpoint : 'unset',
   PASSWORD_MIN_LENGTH: String(unset(['PASSWORD_MIN_LENGTH', 'PASSWORD_MAX_LENGTH'], readPasswordPolicy).minLength),
