@@ -29,8 +29,8 @@ import {
 import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '../../../functions/shared/platform/config';
 import { pwnedRangeCheck } from '../../../functions/shared/platform/pwned-range';
 import { createSignInStore } from '../../../functions/shared/store/sign-in-store';
-import { type DescriptorSource, isLoopbackEndpoint, type SignInDescriptor } from './descriptor.js';
-import type { SignIn } from './types.js';
+import { isLoopbackEndpoint, type SignInDescriptor } from './descriptor.js';
+import type { DescriptorSignInOptions, SignIn, SignInOptions } from './types.js';
 
 export {
   DESCRIPTOR_VERSION,
@@ -46,11 +46,13 @@ export {
 export type {
   ChangePasswordRequest,
   ChangePasswordResult,
+  DescriptorSignInOptions,
   IssuedDeviceCookie,
   IssuedSession,
   SessionRequest,
   SessionResult,
   SignIn,
+  SignInOptions,
   SignInOutcome,
   SignInRequest,
   SignInResult,
@@ -99,57 +101,6 @@ export const SESSION = { lifetimeHours: SESSION_LIFETIME_HOURS } as const;
 
 /** The device cookie's name for one account of one owner's tool (`__Host-device-` and 16 characters that name neither). */
 export const deviceCookieName = (ownerId: string, email: string): string => cookieName(ownerId, normalizeEmail(email));
-
-export interface SignInOptions {
-  /** The users table: the stack output `UsersTableName` (`users` under `npm start`). */
-  readonly usersTable: string;
-  /**
-   * The sign-in table, where the module keeps each e-mail's failed attempts: the stack output
-   * `SignInTableName` (`sign-in` under `npm start`). New in 2.0.0 (CHANGELOG: the rollout).
-   */
-  readonly signInTable: string;
-  /** The stage's argon2id setting, the stack output `Argon2Setting` (e.g. `m=7168,t=5,p=1`): new and upgraded hashes use it. */
-  readonly argon2Setting: string;
-  /** How to reach DynamoDB (region, credentials, endpoint): the AWS SDK's own client options; default, the SDK's defaults. */
-  readonly dynamodb?: DynamoDBClientConfig;
-  /**
-   * The stage's password lengths in code points (its PASSWORD_MIN_LENGTH and PASSWORD_MAX_LENGTH): a new
-   * password's limits. An owner's own minimum (`admin set-password-policy`) replaces `minLength`.
-   * @default { minLength: 8, maxLength: 1024 }
-   */
-  readonly passwordPolicy?: { readonly minLength?: number; readonly maxLength?: number };
-  /** The online breach check for new passwords, when the stage has one: `found`, `not_found`, or `unavailable` (fail-open). @default none */
-  readonly breachCheck?: (password: string) => Promise<'found' | 'not_found' | 'unavailable'>;
-  /**
-   * The lane for imported hashes dearer than four times the stage's own: at most `concurrency` verified
-   * at once in this process (each in its own worker thread), each attempt waiting at most `maxWaitMs`
-   * for its turn (then `busy`), at most `maxQueue` waiting.
-   * @default { concurrency: 1, maxWaitMs: 5000, maxQueue: 32 }
-   */
-  readonly costlyLane?: { readonly concurrency?: number; readonly maxWaitMs?: number; readonly maxQueue?: number };
-  /** The clock, in epoch milliseconds. For tests only. @default Date.now */
-  readonly now?: () => number;
-}
-
-/**
- * The way to build a sign-in: from the stage's descriptor, read where the stage keeps it
- * (`descriptorFromSsm(...)` deployed, `descriptorFromFile('.data/sign-in.json')` under `npm start`).
- * The descriptor is re-read past its loader's cache (60 s by default), so a changed setting (a new
- * argon2id setting, password lengths, the breach check) is picked up without a redeploy of the tool.
- */
-export interface DescriptorSignInOptions {
-  readonly descriptor: DescriptorSource;
-  /**
-   * The AWS SDK's own DynamoDB client options, over what the descriptor says (its Region; for a local
-   * endpoint, the endpoint and static dummy credentials): e.g. `credentials` from a role assumed in the
-   * stage's account.
-   */
-  readonly dynamodb?: DynamoDBClientConfig;
-  /** As in {@link SignInOptions}. */
-  readonly costlyLane?: SignInOptions['costlyLane'];
-  /** The clock, in epoch milliseconds. For tests only. @default Date.now */
-  readonly now?: () => number;
-}
 
 function strings<K extends string>(request: unknown, method: string, fields: readonly K[], optional: readonly string[] = []): void {
   for (const field of fields) {

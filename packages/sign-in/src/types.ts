@@ -1,6 +1,10 @@
 /**
- * The sign-in package's public types (re-exported by index.ts): what a tool passes in and gets back.
+ * The sign-in package's public types (re-exported by index.ts): how a tool builds it, what it passes in
+ * and gets back.
  */
+
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { DescriptorSource } from './descriptor.js';
 
 /** A fresh device cookie, on every success: keep it as `DEVICE_COOKIE` says. */
 export interface IssuedDeviceCookie {
@@ -111,4 +115,55 @@ export interface SignIn {
   revokeDevices(request: UserRequest & { readonly deviceId?: string }): Promise<number>;
   /** Stops the costly lane's worker threads and the DynamoDB client (idle, neither keeps the process alive). */
   close(): Promise<void>;
+}
+
+export interface SignInOptions {
+  /** The users table: the stack output `UsersTableName` (`users` under `npm start`). */
+  readonly usersTable: string;
+  /**
+   * The sign-in table, where the module keeps each e-mail's failed attempts: the stack output
+   * `SignInTableName` (`sign-in` under `npm start`). New in 2.0.0 (CHANGELOG: the rollout).
+   */
+  readonly signInTable: string;
+  /** The stage's argon2id setting, the stack output `Argon2Setting` (e.g. `m=7168,t=5,p=1`): new and upgraded hashes use it. */
+  readonly argon2Setting: string;
+  /** How to reach DynamoDB (region, credentials, endpoint): the AWS SDK's own client options; default, the SDK's defaults. */
+  readonly dynamodb?: DynamoDBClientConfig;
+  /**
+   * The stage's password lengths in code points (its PASSWORD_MIN_LENGTH and PASSWORD_MAX_LENGTH): a new
+   * password's limits. An owner's own minimum (`admin set-password-policy`) replaces `minLength`.
+   * @default { minLength: 8, maxLength: 1024 }
+   */
+  readonly passwordPolicy?: { readonly minLength?: number; readonly maxLength?: number };
+  /** The online breach check for new passwords, when the stage has one: `found`, `not_found`, or `unavailable` (fail-open). @default none */
+  readonly breachCheck?: (password: string) => Promise<'found' | 'not_found' | 'unavailable'>;
+  /**
+   * The lane for imported hashes dearer than four times the stage's own: at most `concurrency` verified
+   * at once in this process (each in its own worker thread), each attempt waiting at most `maxWaitMs`
+   * for its turn (then `busy`), at most `maxQueue` waiting.
+   * @default { concurrency: 1, maxWaitMs: 5000, maxQueue: 32 }
+   */
+  readonly costlyLane?: { readonly concurrency?: number; readonly maxWaitMs?: number; readonly maxQueue?: number };
+  /** The clock, in epoch milliseconds. For tests only. @default Date.now */
+  readonly now?: () => number;
+}
+
+/**
+ * The way to build a sign-in: from the stage's descriptor, read where the stage keeps it
+ * (`descriptorFromSsm(...)` deployed, `descriptorFromFile('.data/sign-in.json')` under `npm start`).
+ * The descriptor is re-read past its loader's cache (60 s by default), so a changed setting (a new
+ * argon2id setting, password lengths, the breach check) is picked up without a redeploy of the tool.
+ */
+export interface DescriptorSignInOptions {
+  readonly descriptor: DescriptorSource;
+  /**
+   * The AWS SDK's own DynamoDB client options, over what the descriptor says (its Region; for a local
+   * endpoint, the endpoint and static dummy credentials): e.g. `credentials` from a role assumed in the
+   * stage's account.
+   */
+  readonly dynamodb?: DynamoDBClientConfig;
+  /** As in {@link SignInOptions}. */
+  readonly costlyLane?: SignInOptions['costlyLane'];
+  /** The clock, in epoch milliseconds. For tests only. @default Date.now */
+  readonly now?: () => number;
 }
