@@ -4,7 +4,7 @@
  * the sign-in table, under the user's partition), or only the one `--device` names (an id as
  * `sign-in-state` lists it), through the domain's revokeDevices. A browser whose device is revoked
  * keeps its cookie, but the cookie no longer makes its attempts trusted: they share the account's waits
- * and limit like a stranger's. Prints one line, `{"revoked":N}`: how many records were deleted, those
+ * and limit like a stranger's; and the sessions the device's sign-ins started end (checkSession answers `ended`). Prints one line, `{"revoked":N}`: how many records were deleted, those
  * sign-in-state lists and any it no longer lists (expired, voided, distrusted); 0 for an e-mail no user
  * has, or a device id it does not have.
  */

@@ -1,6 +1,7 @@
 // A small sign-in site on Express 5 through @white-label-user-management/sign-in (see README.md); its pages are in views.mjs.
-// Sessions: express-session, a new session id at every sign-in; CSRF: csrf-sync (a synchroniser token
-// per session on every form); a limit per client address in front of the module (ADDRESS_LIMIT); the
+// Sessions: express-session, a new session id at every sign-in, the module's `session` value kept in it
+// and checked (checkSession) on every request, so a reset or "sign out everywhere" signs the browser out;
+// CSRF: csrf-sync (a synchroniser token per session on every form); a limit per client address in front of the module (ADDRESS_LIMIT); the
 // module's device cookie kept apart from the session, one per account, at most DEVICE_COOKIE.perBrowser.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
@@ -55,6 +56,19 @@ const { csrfSynchronisedProtection, generateToken } = csrfSync({
 });
 app.use(csrfSynchronisedProtection);
 
+// Every request of a signed-in session asks the module whether it still holds: after a reset of the password, a
+// change from another browser, the user's deletion or "sign out everywhere", the browser is signed out here.
+app.use(async (req, _res, next) => {
+  if (!req.session.user) return next();
+  try {
+    const { outcome } = await users.checkSession({ ownerId, email: req.session.user, session: req.session.signInSession });
+    if (outcome === 'valid') return next();
+    req.session.regenerate((error) => next(error));
+  } catch (error) {
+    next(error);
+  }
+});
+
 /** At most ADDRESS_LIMIT.attempts sign-in and new-password posts per address per window, in this process's memory. */
 const attempts = new Map();
 function addressWait(address) {
@@ -99,12 +113,13 @@ function keepDeviceCookie(req, res, email, { deviceCookie, deviceCookieExpiresAt
   res.cookie(DEVICE_ORDER, kept.join('.'), { ...deviceCookieOptions, expires });
 }
 
-/** A new session id, then the user in it (never the id the browser came with). */
-const startSession = (req, email) =>
+/** A new session id, then the user and the module's session value in it (never the id the browser came with). */
+const startSession = (req, email, { session: signInSession }) =>
   new Promise((resolve, reject) =>
     req.session.regenerate((error) => {
       if (error) return reject(error);
       req.session.user = email;
+      req.session.signInSession = signInSession;
       req.session.save((saved) => (saved ? reject(saved) : resolve()));
     }),
   );
@@ -125,7 +140,7 @@ app.post('/sign-in', async (req, res, next) => {
     const result = await users.signIn({ ownerId, email, password, deviceCookie: deviceCookieOf(req, email) });
     if (result.outcome === 'ok') {
       keepDeviceCookie(req, res, email, result);
-      await startSession(req, email);
+      await startSession(req, email, result);
       return res.redirect(303, '/');
     }
     if (result.outcome === 'must-reset') {
@@ -155,7 +170,7 @@ app.post('/new-password', async (req, res, next) => {
     });
     if (result.outcome === 'changed') {
       keepDeviceCookie(req, res, email, result);
-      await startSession(req, email);
+      await startSession(req, email, result);
       return res.redirect(303, '/');
     }
     const [status, message] = newPasswordRefusal(result);

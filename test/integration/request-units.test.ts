@@ -47,6 +47,9 @@ describe('DynamoDB calls per request', () => {
       'sign-in ok': ['BatchGetItem', 'UpdateItem', 'TransactWriteItems', 'Query'],
       'sign-in wrong': ['BatchGetItem', 'UpdateItem'],
       'sign-in unknown': ['BatchGetItem', 'UpdateItem'],
+      // The profile's times and the device's record (and, in a cold process, the owner's key) in one read, whatever the answer.
+      'check-session valid': ['BatchGetItem'],
+      'check-session ended': ['BatchGetItem'],
     });
   });
 });

@@ -19,6 +19,7 @@ import bcrypt from 'bcryptjs';
 import { changePassword } from '#domain/change-password';
 import { createCostlyLane } from '#domain/costly-lane';
 import { verifyHash } from '#domain/password-hashes';
+import { checkSession } from '#domain/sessions';
 import { type SignInDeps, type SignInStore, signIn } from '#domain/sign-in';
 import {
   FREE_FAILURES,
@@ -153,6 +154,15 @@ function observed(options: { verify?: (stored: string, password: string) => Prom
       signIn(deps(), { ownerId: owner.ownerId, email, password, ...(deviceCookie && { deviceCookie }) }),
     devices: (email: string) => listDevices(deps(), { ownerId: owner.ownerId, email }),
     revoke: (email: string) => revokeDevices(deps(), { ownerId: owner.ownerId, email }),
+    /** checkSession, on this store or (`cold`) on one that has not read the owner's key: it reads the key item too. */
+    check: (email: string, session: string, cold = false) =>
+      checkSession(
+        {
+          store: cold ? createSignInStore(db, { usersTable: config.usersTableName, signInTable: config.signInTableName }) : store,
+          now: () => clock,
+        },
+        { ownerId: owner.ownerId, email, session },
+      ),
   };
 }
 
@@ -673,10 +683,12 @@ describe('changePassword', () => {
   }, 60_000);
 });
 
-/** A trusted device's requests: a success that issues a cookie, a trusted failure and success with it, the list and the revocation. */
+/** A trusted device's requests: a success that issues a cookie, checkSession (warm and cold), a trusted failure and success with it, the list and the revocation. */
 async function trustedRequests(seen: ReturnType<typeof observed>, email: string, password: string) {
   const issued = await seen.trusted(email, password);
   if (issued.outcome !== 'ok') throw new Error(`expected ok, got ${issued.outcome}`);
+  expect(await seen.check(email, issued.session)).toEqual({ outcome: 'valid' });
+  expect(await seen.check(email, issued.session, true)).toEqual({ outcome: 'valid' });
   expect((await seen.trusted(email, 'wrong', issued.deviceCookie)).outcome).toBe('wrong');
   expect((await seen.trusted(email, password, issued.deviceCookie)).outcome).toBe('ok');
   const listed = await seen.devices(email);

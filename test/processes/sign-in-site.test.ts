@@ -7,7 +7,8 @@
  * first browser, holding its device cookie, still signs in; a reset through the API voids that cookie, and
  * the first browser is then refused like the attacker. A browser keeps at most DEVICE_COOKIE.perBrowser
  * device cookies, dropping the least recently used; a must-reset user chooses a new password (a refused
- * one first); a form posted without its CSRF token is refused. Logs the page weight and the time to sign in.
+ * one first); a reset through the API signs a signed-in browser out at its next request (checkSession); a
+ * form posted without its CSRF token is refused. Logs the page weight and the time to sign in.
  * Every page the user meets is shot at a phone's width and a laptop's into SCREENSHOTS (printed), and fails
  * on horizontal scrolling, on a missing brand, or on a field name (`new_password`...) in its visible text.
  */
@@ -341,6 +342,25 @@ describe('the example sign-in site in Chromium', () => {
     await page.waitForSelector('#user');
     expect(await page.textContent('#user')).toBe(email);
     expect((await deviceCookieOf(context, email))?.value).not.toBe(issued.value);
+    await context.close();
+  });
+
+  it('signs a browser out at its next request once the password is reset through the API (checkSession on every request)', async () => {
+    const email = unique('site-ended');
+    await createUser(email, RIGHT);
+    const context = await newContext();
+    const { page, user } = await attempt(context, email, RIGHT);
+    expect(user).toBe(email);
+    await page.reload();
+    expect(await page.textContent('#user')).toBe(email);
+    await resetPassword(email, 'a password the owner reset');
+    await page.reload();
+    await page.waitForSelector('input[name=email]');
+    expect(await page.$('#user')).toBeNull();
+    // Signed out for good: the next request too, and the new password starts a new session.
+    await page.reload();
+    expect(await page.$('#user')).toBeNull();
+    expect((await attempt(context, email, 'a password the owner reset')).user).toBe(email);
     await context.close();
   });
 

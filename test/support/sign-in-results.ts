@@ -1,19 +1,27 @@
 /**
- * The sign-in's outcomes without their device cookie, for the tests of what came before trusted devices:
- * each result is checked to carry a cookie and its expiry exactly when it is a success (`ok`, `must-reset`,
- * `changed`), then compared without them.
+ * The sign-in's outcomes without their device cookie and session, for the tests of what came before trusted
+ * devices and sessions: each result is checked to carry a cookie and its expiry exactly when it is a success
+ * (`ok`, `must-reset`, `changed`) and a session exactly when it starts one (`ok`, `changed`), then compared
+ * without them.
  */
 
 const ISSUING = new Set(['ok', 'must-reset', 'changed']);
+const STARTING = new Set(['ok', 'changed']);
 
 /** A result without its cookie, outcome by outcome (an Omit over the whole union would keep only the common fields). */
-export type WithoutCookie<T> = T extends unknown ? Omit<T, 'deviceCookie' | 'deviceCookieExpiresAt'> : never;
+export type WithoutCookie<T> = T extends unknown ? Omit<T, 'deviceCookie' | 'deviceCookieExpiresAt' | 'session'> : never;
 
 export function withoutCookie<T extends { readonly outcome: string }>(result: T): WithoutCookie<T> {
-  const { deviceCookie, deviceCookieExpiresAt, ...rest } = result as T & { deviceCookie?: unknown; deviceCookieExpiresAt?: unknown };
+  const { deviceCookie, deviceCookieExpiresAt, session, ...rest } = result as T & {
+    deviceCookie?: unknown;
+    deviceCookieExpiresAt?: unknown;
+    session?: unknown;
+  };
   const carries = typeof deviceCookie === 'string' && typeof deviceCookieExpiresAt === 'string';
   if (carries !== ISSUING.has(result.outcome))
     throw new Error(`a device cookie ${carries ? 'on' : 'missing from'} ${JSON.stringify(result)}`);
+  if ((typeof session === 'string') !== STARTING.has(result.outcome))
+    throw new Error(`a session ${typeof session === 'string' ? 'on' : 'missing from'} ${JSON.stringify(result)}`);
   return rest as WithoutCookie<T>;
 }
 

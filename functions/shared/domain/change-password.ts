@@ -11,6 +11,7 @@ import type { PasswordPolicy } from '#platform/config';
 import { normalizeEmail } from './email';
 import { type BreachCheck, checkPasswordOnline, limitsFor } from './password-policy';
 import { hashPassword } from './passwords';
+import type { IssuedSession } from './sessions';
 import {
   attempt,
   BYTES_PER_CODE_POINT,
@@ -37,7 +38,7 @@ export const NEW_PASSWORD_FIELD = 'new_password';
 
 /** How a change ends: changed, refused by the policy (the contract's reason and message), or a sign-in's refusal of the current password. */
 export type ChangePasswordResult =
-  | ({ readonly outcome: 'changed' } & IssuedCookie)
+  | ({ readonly outcome: 'changed' } & IssuedCookie & IssuedSession)
   | { readonly outcome: 'refused'; readonly reason: 'length' | 'guessable' | 'breached'; readonly message: string }
   | SignInRefusal;
 

@@ -11,10 +11,12 @@ import { type Argon2Setting, DEFAULT_PASSWORD_POLICY, formatArgon2Setting } from
 import type { CostlyLane, LanePlace } from './costly-lane';
 import { normalizeEmail } from './email';
 import { isCostly, verificationCost } from './hash-cost';
-import { checkHash, verifyHash } from './password-hashes';
+import { verifyHash } from './password-hashes';
 import type { OwnerPasswordPolicy } from './password-policy';
 import { hashPassword } from './passwords';
+import { type IssuedSession, issueSession } from './sessions';
 import { type AttemptState, decideAttempt, hashTag, UNTRUSTED_FAILURE_LIMIT } from './sign-in-attempts';
+import { isCurrentHash, matchedOnPrefixOnly, oversized, passwordForms } from './sign-in-inputs';
 import { accountKey, type SignInMemory } from './sign-in-memory';
 import {
   type DeviceRecord,
@@ -25,6 +27,16 @@ import {
   passwordBinding,
   trusts,
 } from './trusted-devices';
+
+export {
+  BCRYPT_MAX_BYTES,
+  BYTES_PER_CODE_POINT,
+  isCurrentHash,
+  MAX_EMAIL_OCTETS,
+  matchedOnPrefixOnly,
+  oversized,
+  passwordForms,
+} from './sign-in-inputs';
 
 /** What a sign-in needs of a user's profile. */
 export interface SignInProfile {
@@ -132,7 +144,7 @@ export interface IssuedCookie {
 
 /** How a sign-in ends: an outcome, never an error, for a wrong password, an unknown e-mail or a refusal. */
 export type SignInResult =
-  | ({ readonly outcome: 'ok' } & IssuedCookie)
+  | ({ readonly outcome: 'ok' } & IssuedCookie & IssuedSession)
   | { readonly outcome: 'wrong' }
   | ({ readonly outcome: 'must-reset' } & IssuedCookie)
   | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number }
@@ -167,47 +179,6 @@ export interface SignInInput {
   readonly password: string;
   /** The device cookie the browser holds for this account, if any (trusted-devices.ts). */
   readonly deviceCookie?: string;
-}
-
-/** The forms of a password to try, in order: NFC (how the service hashes), then as given when it differs. */
-export const passwordForms = (password: string): readonly string[] => {
-  const nfc = password.normalize('NFC');
-  return nfc === password ? [nfc] : [nfc, password];
-};
-
-/** Whether a stored hash is argon2id at `setting`: anything else is upgraded after a sign-in. */
-export const isCurrentHash = (stored: string, setting: Argon2Setting) =>
-  stored.startsWith(`$argon2id$v=19$${formatArgon2Setting(setting)}$`);
-
-/** bcrypt reads at most this many bytes of a password. */
-export const BCRYPT_MAX_BYTES = 72;
-
-/**
- * Whether `stored` is bcrypt and `password` as long as what bcrypt reads or longer: then bcrypt cannot tell
- * the password from its first 72 bytes (a 72-byte prefix of a longer password matches as the whole does),
- * so the match never becomes the password.
- */
-export const matchedOnPrefixOnly = (stored: string, password: string): boolean => {
-  const verdict = checkHash(stored);
-  return 'accepted' in verdict && verdict.accepted.format === 'bcrypt' && Buffer.byteLength(password, 'utf8') >= BCRYPT_MAX_BYTES;
-};
-
-/** RFC 5321's limit on a forward path, in octets: no longer e-mail can be anyone's address. */
-export const MAX_EMAIL_OCTETS = 254;
-
-/** How many UTF-8 bytes past the stage's maximum length a password may have: 4 (a code point's most). */
-export const BYTES_PER_CODE_POINT = 4;
-
-/**
- * Whether the input is past anything a user can have: a password over 4 × the stage's maximum length in
- * UTF-8 bytes (no string of `maxLength` code points, NFC or not, is longer), or an e-mail over 254 octets.
- * Decided before any normalisation, from the length in UTF-16 code units first (never more than the UTF-8
- * bytes), so an 8 MiB password costs no pass over its text; the answer is `wrong`, with nothing read.
- */
-export function oversized(input: { readonly email: string; readonly password: string }, maxLength: number): boolean {
-  const maxBytes = BYTES_PER_CODE_POINT * maxLength;
-  if (input.password.length > maxBytes || input.email.length > MAX_EMAIL_OCTETS) return true;
-  return Buffer.byteLength(input.password, 'utf8') > maxBytes || Buffer.byteLength(input.email, 'utf8') > MAX_EMAIL_OCTETS;
 }
 
 const dummies = new Map<string, Promise<string>>();
@@ -471,7 +442,7 @@ export async function succeedWithCookie(
   verified: Verified,
   write: (success: Success & { readonly device: { readonly issue: NewDevice } }) => Promise<SuccessWrite>,
   binding: string,
-): Promise<IssuedCookie | 'distrusted' | undefined> {
+): Promise<(IssuedCookie & IssuedSession) | 'distrusted' | undefined> {
   const now = (deps.now ?? Date.now)();
   const ownerKey = await deps.store.ownerDeviceKey(ownerId);
   // The previous cookie in its grace gets a new record: the current cookie (perhaps in a lost response) stays valid.
@@ -486,7 +457,8 @@ export async function succeedWithCookie(
   if (written === 'device' && rotate) return 'distrusted';
   if (written === 'device') throw new Error('a new device record was refused: its id was taken');
   if (!verified.device) deps.memory?.forget(accountKey(ownerId, email));
-  return { deviceCookie: cookie.value, deviceCookieExpiresAt: new Date(cookie.expiresAt * 1000).toISOString() };
+  const session = issueSession(ownerKey, ownerId, email, binding, cookie.deviceId, now);
+  return { deviceCookie: cookie.value, deviceCookieExpiresAt: new Date(cookie.expiresAt * 1000).toISOString(), session };
 }
 
 /** Signs a user of the owner's tool in: an outcome, never an error, for a wrong password, an unknown e-mail or a refusal. */
@@ -510,8 +482,9 @@ export async function signIn(deps: SignInDeps, input: SignInInput): Promise<Sign
       (success) => deps.store.succeed(input.ownerId, email, stored, { ...success, ...(upgradedHash && { upgradedHash }) }),
       passwordBinding(profile.createdAt, profile.updatedAt),
     );
-    if (cookie === 'distrusted') return cookie;
-    return cookie && { outcome: mustReset ? 'must-reset' : 'ok', ...cookie };
+    if (cookie === 'distrusted' || !cookie) return cookie;
+    const { session, ...issued } = cookie;
+    return mustReset ? { outcome: 'must-reset', ...issued } : { outcome: 'ok', ...issued, session };
   });
   // The device's record changed while its attempt was verified (revoked, or rotated by a parallel success): the
   // attempt is a stranger's now, counted and decided again as one, so a revocation in flight never answers ok past a lock.

@@ -1,6 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   QueryCommand,
@@ -10,22 +9,19 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { OwnerPasswordPolicy } from '#domain/password-policy';
+import type { SessionStore } from '#domain/sessions';
 import type { SignInRead, SignInStore, Success, SuccessWrite } from '#domain/sign-in';
 import type { AttemptState } from '#domain/sign-in-attempts';
-import {
-  DEVICE_FAILURE_LIMIT,
-  type DeviceRecord,
-  MAX_DEVICES_PER_USER,
-  newOwnerDeviceKey,
-  ROTATION_GRACE_SECONDS,
-} from '#domain/trusted-devices';
+import { DEVICE_FAILURE_LIMIT, type DeviceRecord, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '#domain/trusted-devices';
+import { batchGetAll } from './batch-get';
 import type { DocumentClient } from './client';
+import { createOwnerDeviceKeys } from './owner-device-keys';
 import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from './owner-policy-item';
+import { createSessionReads } from './session-reads';
 import {
   DEVICE_SK_PREFIX,
   deviceKey,
   LEGACY_FAILED_SIGN_INS_ATTRIBUTE,
-  ownerDeviceKeyKey,
   ownerPolicyKey,
   REHASHED_AT_ATTRIBUTE,
   SIGN_IN_TABLE,
@@ -132,10 +128,10 @@ export interface SignInTables {
  * SIGN_IN_WRITE_ATTRIBUTES name, the only ones its grant allows; the sign-in table has no stream, so
  * no count reaches the lifecycle events.
  */
-export function createSignInStore(db: DocumentClient, tables: SignInTables): SignInStore {
+export function createSignInStore(db: DocumentClient, tables: SignInTables): SignInStore & SessionStore {
   const { usersTable, signInTable } = tables;
-  /** Each owner's device key, read (or made) once per process. */
-  const deviceKeys = new Map<string, Promise<Buffer>>();
+  /** Each owner's device key, read (or made) once per process, for sign-ins and checkSession (session-reads.ts) alike. */
+  const deviceKeys = createOwnerDeviceKeys(db, signInTable);
 
   /** What a success writes in the sign-in table: the untrusted state deleted (untrusted), the device. */
   const afterSuccess = (ownerId: string, email: string, success: Success): TransactItem[] => {
@@ -238,7 +234,7 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
 
   return {
     async read(ownerId: string, email: string, deviceId?: string): Promise<SignInRead> {
-      let request: Record<string, { Keys: Record<string, unknown>[] } & Record<string, unknown>> = {
+      const found = await batchGetAll(db, {
         [usersTable]: {
           Keys: [userKey(ownerId, email)],
           ConsistentRead: true,
@@ -250,17 +246,7 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
           ProjectionExpression: 'sk, #failures, #wait, #tag, #expires, #digest, #binding, #created, #used, #previous, #previous_until',
           ExpressionAttributeNames: { ...NAMES, ...DEVICE_NAMES },
         },
-      };
-      const found: Record<string, Record<string, unknown>[]> = { [usersTable]: [], [signInTable]: [] };
-      for (let attempt = 0; Object.keys(request).length > 0; attempt++) {
-        if (attempt > 8) throw new Error('BatchGetItem left keys unprocessed after 8 retries');
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** Math.min(attempt, 6)));
-        const { Responses, UnprocessedKeys } = await db.send(new BatchGetCommand({ RequestItems: request }));
-        for (const table of [usersTable, signInTable]) found[table]!.push(...(Responses?.[table] ?? []));
-        request = Object.fromEntries(
-          Object.entries(UnprocessedKeys ?? {}).filter(([, left]) => (left?.Keys?.length ?? 0) > 0),
-        ) as typeof request;
-      }
+      });
       const profile = found[usersTable]![0];
       const items = found[signInTable]!;
       const state = stateOf(items.find((item) => item.sk === signInStateKey(ownerId, email).sk));
@@ -410,26 +396,7 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
     },
 
     /** The owner's device key: one UpdateItem that makes it when absent and returns it, once per owner and process. */
-    ownerDeviceKey(ownerId) {
-      let key = deviceKeys.get(ownerId);
-      if (!key) {
-        key = db
-          .send(
-            new UpdateCommand({
-              TableName: signInTable,
-              Key: ownerDeviceKeyKey(ownerId),
-              UpdateExpression: 'SET #key = if_not_exists(#key, :new)',
-              ExpressionAttributeNames: { '#key': 'device_key' },
-              ExpressionAttributeValues: { ':new': newOwnerDeviceKey() },
-              ReturnValues: 'ALL_NEW',
-            }),
-          )
-          .then(({ Attributes }) => Buffer.from(String(Attributes?.device_key), 'base64url'));
-        key.catch(() => deviceKeys.delete(ownerId));
-        deviceKeys.set(ownerId, key);
-      }
-      return key;
-    },
+    ownerDeviceKey: (ownerId) => deviceKeys.get(ownerId),
 
     devices,
 
@@ -458,5 +425,7 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
       );
       return toPasswordPolicy(Item?.[PASSWORD_POLICY_ATTRIBUTE]);
     },
+
+    ...createSessionReads(db, tables, deviceKeys),
   };
 }

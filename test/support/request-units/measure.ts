@@ -13,6 +13,7 @@ import { actsOnExistingUser, OPERATIONS, type OperationName as Operation, validB
 import { digestApiKey } from '#domain/api-keys';
 import { createCostlyLane } from '#domain/costly-lane';
 import { keySecrets } from '#domain/idempotency';
+import { checkSession } from '#domain/sessions';
 import { signIn } from '#domain/sign-in';
 import type { Argon2Setting } from '#platform/config';
 import { createDeletionLedger } from '#store/deletion-ledger';
@@ -145,12 +146,25 @@ export async function measureRequestUnits(env: RequestUnitsEnv): Promise<Request
     const nobody = `nobody-${randomUUID().slice(0, 13)}@example.com`;
     // The owner's device key is read (or made) once per process, as the API key above: part of no attempt's footprint.
     await store.ownerDeviceKey(env.owner.ownerId);
+    let session: unknown;
     const signInFootprints = {
-      ok: await footprint(user, attempt(user, PASSWORD), 'sign-in ok'),
+      ok: await footprint(
+        user,
+        () =>
+          signIn({ store, setting: env.setting, lane }, { ownerId: env.owner.ownerId, email: user, password: PASSWORD }).then((result) => {
+            session = 'session' in result ? result.session : undefined;
+          }),
+        'sign-in ok',
+      ),
       wrong: await footprint(user, attempt(user, 'not the password at all'), 'sign-in wrong'),
       unknown: await footprint(nobody, attempt(nobody, PASSWORD), 'sign-in unknown'),
     };
     await lane.close();
+    // checkSession on the session the success started, the owner key known (as for the sign-in), then on a value of its shape that no success issued.
+    const check = (value: unknown) => () =>
+      checkSession({ store }, { ownerId: env.owner.ownerId, email: user, session: value }).then(() => undefined);
+    await footprint(user, check(session), 'check-session valid');
+    await footprint(user, check(`${String(session).slice(0, -8)}AAAAAAAA`), 'check-session ended');
 
     const sizeOf = async (tableName: string, key: Record<string, string>) => {
       const { Item } = await raw.send(new GetItemCommand({ TableName: tableName, Key: marshall(key), ConsistentRead: true }));
