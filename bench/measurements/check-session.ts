@@ -9,6 +9,7 @@ import { PASSWORD, signInMeasurement } from '../sign-in';
 
 export const measurement = signInMeasurement('check-session', {
   title: 'checkSession valid (one read, one HMAC)',
+  limitMs: 0.5,
   async prepare(kit) {
     const email = await kit.user('session');
     const first = await kit.mirrored(() => kit.signIn.signIn({ ownerId: kit.ownerId, email, password: PASSWORD }));

@@ -4,6 +4,7 @@ import { PASSWORD, signInMeasurement } from '../sign-in';
 
 export const measurement = signInMeasurement('sign-in-ok-trusted', {
   title: 'ok, trusted (a device cookie)',
+  limitMs: 0.5,
   async prepare(kit) {
     const email = await kit.user('trusted');
     const first = await kit.mirrored(() => kit.signIn.signIn({ ownerId: kit.ownerId, email, password: PASSWORD }));
