@@ -11,8 +11,11 @@
 
 import { checkHash } from './password-hashes';
 
-/** Answers kept per class (the most recent), answers needed before one is replayed, classes kept at most. */
-export const LANE_SAMPLES = { kept: 64, needed: 8, classes: 64 } as const;
+/**
+ * Answers kept per class (the most recent: few, so that the replay follows the lane within a few known
+ * users' attempts), answers needed before one is replayed, classes kept at most.
+ */
+export const LANE_SAMPLES = { kept: 8, needed: 4, classes: 64 } as const;
 
 /** A known user's answer from the lane: `busy` after `ms`, or a place held `ms` from entering to its release. */
 export interface LaneSample {
