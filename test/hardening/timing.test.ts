@@ -2,7 +2,11 @@
  * Whether a user exists must not show in how long the answer takes. Timing is
  * noisy, so this counts the argon2 work each request does instead: the argon2
  * binding is wrapped (module mock, registered before anything imports it) and
- * every hash and verify call is recorded with its parameters.
+ * every hash and verify call is recorded with its parameters. The sign-in is
+ * checked the same way with its costly lane saturated by a spray of fresh
+ * e-mails (docs/adr/0034-lane-for-known-users.md): the same outcomes and store
+ * operations for a migrated user and an unknown e-mail, and how often one takes
+ * longer than the other printed.
  */
 
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -27,6 +31,15 @@ const { passwordOutOfPolicy } = await import('#contract/messages');
 const { ALL_MESSAGES: MESSAGES } = await import('#contract/operations');
 const { apiClient } = await import('../support/http-client');
 const { newOwner, startLocalServer, uniqueEmail } = await import('../support/local');
+const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+const { default: bcrypt } = await import('bcryptjs');
+const { createCostlyLane } = await import('#domain/costly-lane');
+const { signIn } = await import('#domain/sign-in');
+const { createSignInMemory } = await import('#domain/sign-in-memory');
+const { localConnection } = await import('#store/client');
+const { createSignInStore } = await import('#store/sign-in-store');
+const { processStores } = await import('#store/stores');
 
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let api: ReturnType<typeof apiClient>;
@@ -122,4 +135,72 @@ describe('requests refused before the operation do no argon2 work at all', () =>
     expect([refused.status, refused.body]).toEqual([401, { message: MESSAGES.unauthorized }]);
     expect(work.slice(start)).toEqual([]);
   });
+});
+
+describe('sign-in with its costly lane saturated by 40 fresh e-mails in flight', () => {
+  it('a migrated user and an unknown e-mail: the same outcomes, the same store operations, neither busy more often', async () => {
+    const { config, stores } = processStores();
+    const made = await newOwner('timing-lane');
+    const ownerId = (await stores.owners.findOwner(made.ownerEmail))!.ownerId;
+    const migrated = async (tag: string) => {
+      const email = uniqueEmail(tag);
+      await stores.users.createUser({ ownerId, email, passwordHash: await bcrypt.hash(`${tag} password`, 10), shouldResetPassword: false });
+      return email;
+    };
+    const warm = await Promise.all(Array.from({ length: 8 }, () => migrated('lane-warm')));
+    const known = await Promise.all(Array.from({ length: 24 }, () => migrated('lane-known')));
+    /** The DynamoDB commands of the attempt under watch (the spray's go through a client of their own). */
+    let watched: string[] = [];
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ ...localConnection(process.env.DYNAMODB_ENDPOINT!), maxAttempts: 3 }));
+    db.middlewareStack.add(
+      (next, context) => async (args) => {
+        watched.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const sprayDb = DynamoDBDocumentClient.from(new DynamoDBClient({ ...localConnection(process.env.DYNAMODB_ENDPOINT!), maxAttempts: 3 }));
+    const tables = { usersTable: config.usersTableName, signInTable: config.signInTableName };
+    const lane = createCostlyLane();
+    const memory = createSignInMemory(config.argon2);
+    const deps = (client: typeof db) => ({ store: createSignInStore(client, tables), setting: config.argon2, lane, memory });
+    const attempt = (client: typeof db, email: string) => signIn(deps(client), { ownerId, email, password: 'a wrong guess' });
+    // A process that has served some of the owner's migrated users: it knows their mix, and how the lane answers them.
+    for (const email of warm) expect((await attempt(db, email)).outcome).toBe('wrong');
+    let stop = false;
+    const sprayer = async (index: number) => {
+      await new Promise((resolve) => setTimeout(resolve, index * 50));
+      while (!stop) await attempt(sprayDb, uniqueEmail('spray'));
+    };
+    const sprayers = Array.from({ length: 40 }, (_, i) => sprayer(i));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const seen: Record<'known' | 'unknown', { outcome: string; commands: string; ms: number }[]> = { known: [], unknown: [] };
+    try {
+      for (const email of known)
+        for (const [side, target] of [
+          ['known', email],
+          ['unknown', uniqueEmail('lane-unknown')],
+        ] as const) {
+          watched = [];
+          const start = performance.now();
+          const { outcome } = await attempt(db, target);
+          seen[side].push({ outcome, commands: watched.join(' '), ms: performance.now() - start });
+        }
+    } finally {
+      stop = true;
+      await Promise.all(sprayers);
+      await lane.close();
+    }
+    const longer = seen.known.flatMap((k) => seen.unknown.map((u) => (k.ms > u.ms ? 1 : k.ms === u.ms ? 0.5 : 0)));
+    const pKnownLonger = longer.reduce((a: number, b) => a + b, 0) / longer.length;
+    const median = (side: 'known' | 'unknown') => seen[side].map((s) => s.ms).sort((a, b) => a - b)[seen[side].length >> 1];
+    console.log(JSON.stringify({ pKnownLonger, knownMedianMs: median('known'), unknownMedianMs: median('unknown'), seen }));
+    // The store operations follow the outcome alone.
+    const byOutcome = (side: 'known' | 'unknown') => new Set(seen[side].map((s) => `${s.outcome}: ${s.commands}`));
+    for (const entry of byOutcome('unknown')) if (entry.startsWith('wrong')) expect(byOutcome('known')).toContain(entry);
+    const count = (side: 'known' | 'unknown', outcome: string) => seen[side].filter((s) => s.outcome === outcome).length;
+    expect(count('known', 'wrong') + count('known', 'busy')).toBe(known.length);
+    expect(count('unknown', 'wrong') + count('unknown', 'busy')).toBe(known.length);
+    expect(count('unknown', 'busy')).toBeLessThanOrEqual(count('known', 'busy') + 2);
+  }, 300_000);
 });

@@ -13,9 +13,15 @@
  * (verify-worker.ts), at the lowest CPU priority where the OS allows it, so neither the event loop
  * nor libuv's thread pool (where the stage's own argon2id verifications and the SDK's work run) ever
  * waits behind an imported hash. At most `concurrency` such verifications are in memory at once.
+ *
+ * The lane keeps its places for known users (docs/adr/0034-lane-for-known-users.md): an attempt at an e-mail
+ * the owner has no user for waits behind every known user's, in both queues, and a full queue gives its
+ * place to a known newcomer; once the lane has seen enough known users' answers for a hash's class, such an
+ * attempt takes no place at all and replays one of them (lane-ghosts.ts).
  */
 
 import { isUsualMigration } from './hash-cost';
+import { createLaneSamples, ghostEntry, sampleClass } from './lane-ghosts';
 import { checkHash } from './password-hashes';
 import { createVerifierPool, type VerifierPool } from './verify-worker';
 
@@ -48,9 +54,10 @@ export interface CostlyLane {
   /**
    * Waits for a place for the account `key`, whose consecutive failures are `failures` and whose hash is
    * `stored`: `busy` at once when that account already has an attempt waiting or verifying, or when the
-   * queue is full of attempts with no more failures; `busy` past the deadline.
+   * queue is full of attempts no further behind; `busy` past the deadline. `unknown`: no user has the
+   * e-mail (`stored` is a dummy), so the attempt goes behind every known user's, or replays a known one's answer.
    */
-  enter(key: string, failures: number, stored?: string): Promise<LaneEntry>;
+  enter(key: string, failures: number, stored?: string, unknown?: boolean): Promise<LaneEntry>;
   /** `busy` when the account `key` has an attempt waiting or verifying now (then another answers at once, with no read). */
   busyFor(key: string): LaneEntry | undefined;
   /** Places taken and attempts waiting now (for tests and measurements). */
@@ -80,12 +87,32 @@ export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: Verifie
   const accounts = new Set<string>();
   const main = createQueue(concurrency, maxWaitMs, maxQueue, pool ?? createVerifierPool(concurrency), accounts);
   const fresh = createQueue(FRESH_PLACE.places, maxWaitMs, maxQueue, freshPool ?? createVerifierPool(FRESH_PLACE.places, 0), accounts);
+  const samples = createLaneSamples();
   return {
     busyFor: (key) => (accounts.has(key) ? main.busy : undefined),
-    enter(key, failures, stored) {
-      if (accounts.has(key)) return Promise.resolve(main.busy);
+    async enter(key, failures, stored, unknown = false) {
+      if (accounts.has(key)) return main.busy;
       const queue = failures === 0 && stored !== undefined && isUsualMigration(stored, FRESH_PLACE.maxMemoryKiB) ? fresh : main;
-      return queue.enter(key, failures);
+      const cls = stored === undefined ? undefined : sampleClass(stored, failures);
+      if (unknown) {
+        const sample = cls === undefined ? undefined : samples.draw(cls);
+        return sample ? ghostEntry(key, sample, main.busy, accounts) : queue.enter(key, failures, true);
+      }
+      const start = performance.now();
+      const entry = await queue.enter(key, failures, false);
+      if (cls === undefined) return entry;
+      if ('busy' in entry) {
+        samples.record(cls, { busy: true, ms: performance.now() - start });
+        return entry;
+      }
+      // A known user's place, timed from entering to its release, for unknown e-mails to replay.
+      let released = false;
+      const release = () => {
+        if (!released) samples.record(cls, { busy: false, ms: performance.now() - start });
+        released = true;
+        entry.place.release();
+      };
+      return { place: { verify: entry.place.verify, release } };
     },
     get load() {
       return { active: main.load.active + fresh.load.active, waiting: main.load.waiting + fresh.load.waiting };
@@ -96,23 +123,27 @@ export function createCostlyLane(options: CostlyLaneOptions = {}, pool?: Verifie
   };
 }
 
-/** One queue of places, fewest failures first; `accounts` is shared by the lane's queues. */
+/** One queue of places, known users first, then fewest failures; `accounts` is shared by the lane's queues. */
 function createQueue(concurrency: number, maxWaitMs: number, maxQueue: number, verifiers: VerifierPool, accounts: Set<string>) {
   const busy: LaneEntry = { busy: true, retryAfterSeconds: Math.ceil(maxWaitMs / 1000) };
   interface Waiter {
     readonly key: string;
+    readonly unknown: boolean;
     readonly failures: number;
     readonly arrival: number;
     readonly admit: () => void;
     readonly refuse: () => void;
     readonly timer: NodeJS.Timeout;
   }
-  /** Waiting attempts, kept sorted: fewest failures first, then earliest arrival (at most maxQueue: a sorted insert is enough). */
+  /** Waiting attempts, kept sorted: known users first, then fewest failures, then earliest arrival (at most maxQueue: a sorted insert is enough). */
   const waiting: Waiter[] = [];
   let active = 0;
   let arrivals = 0;
 
-  const ahead = (a: Waiter, b: Waiter) => a.failures < b.failures || (a.failures === b.failures && a.arrival < b.arrival);
+  /** Whether `a` goes before `b` (the same arrival: whether it goes before all of `b`'s rank). */
+  const before = (a: Pick<Waiter, 'unknown' | 'failures'>, b: Pick<Waiter, 'unknown' | 'failures'>) =>
+    a.unknown !== b.unknown ? b.unknown : a.failures < b.failures;
+  const ahead = (a: Waiter, b: Waiter) => before(a, b) || (!before(b, a) && a.arrival < b.arrival);
   const remove = (waiter: Waiter) => {
     const index = waiting.indexOf(waiter);
     if (index !== -1) waiting.splice(index, 1);
@@ -145,7 +176,7 @@ function createQueue(concurrency: number, maxWaitMs: number, maxQueue: number, v
 
   return {
     busy,
-    enter(key: string, failures: number): Promise<LaneEntry> {
+    enter(key: string, failures: number, unknown: boolean): Promise<LaneEntry> {
       if (accounts.has(key)) return Promise.resolve(busy);
       if (active < concurrency && waiting.length === 0) {
         active++;
@@ -154,8 +185,8 @@ function createQueue(concurrency: number, maxWaitMs: number, maxQueue: number, v
       }
       if (waiting.length >= maxQueue) {
         const last = waiting[waiting.length - 1]!;
-        if (last.failures <= failures) return Promise.resolve(busy);
-        // The most-failed waiter gives its turn to an account with fewer failures.
+        if (!before({ unknown, failures }, last)) return Promise.resolve(busy);
+        // The last waiter (an unknown e-mail's, or the most-failed) gives its turn to a newcomer before it.
         remove(last);
         last.refuse();
       }
@@ -163,6 +194,7 @@ function createQueue(concurrency: number, maxWaitMs: number, maxQueue: number, v
       return new Promise<LaneEntry>((resolve) => {
         const waiter: Waiter = {
           key,
+          unknown,
           failures,
           arrival: arrivals++,
           // The place passes straight from the releasing attempt to this one: `active` stays as it is.

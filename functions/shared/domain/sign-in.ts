@@ -372,7 +372,7 @@ async function untrustedAttempt(
           (memory ? await memory.dummyFor(ownerId, key, () => dummyHash(deps.setting)) : await dummyHash(deps.setting));
       }
       if (!place && isCostly(target, deps.setting)) {
-        const entry = await deps.lane.enter(key, decision.next.failures - 1, target);
+        const entry = await deps.lane.enter(key, decision.next.failures - 1, target, !read.profile);
         if ('busy' in entry) return { outcome: 'busy', retryAfterSeconds: entry.retryAfterSeconds };
         place = entry.place;
         // The wait may have been long: decide again at the time of counting.
