@@ -1,7 +1,5 @@
-// Jest runs in native ESM mode (middy 7 is ESM-only); swc strips the types.
-const transform = {
-  '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
-};
+// Jest runs in native ESM mode (middy 7 is ESM-only); esbuild strips the types (test/support/transform.js).
+const transform = { '^.+\\.ts$': '<rootDir>/test/support/transform.js' };
 // A relative import written with `.js` (as Node's ESM wants, in the client package) finds its `.ts` source.
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 const common = { transform, moduleNameMapper, extensionsToTreatAsEsm: ['.ts'], testEnvironment: 'node' };
