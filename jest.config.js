@@ -21,6 +21,8 @@ const HEAVY_FILES = [
   'test/unit/layers.test.ts', // dependency-cruiser over the whole tree, once per injected violation
 ].map((file) => `<rootDir>/${file}`);
 
+// The base stages synthesized once into the synthesis cache, for the projects whose tests read it.
+const synthesized = { globalSetup: '<rootDir>/test/support/synth-setup.ts' };
 const project = (displayName, testMatch, more = {}) => ({ ...common, displayName, testMatch, ...more });
 const folder = (name) => [`<rootDir>/test/${name}/**/*.test.ts`];
 
@@ -39,11 +41,11 @@ export default {
     project('integration', folder('integration'), { testPathIgnorePatterns: HEAVY_FILES }),
     project('http', folder('http')),
     project('hardening', folder('hardening'), { testPathIgnorePatterns: HEAVY_FILES }),
-    project('infra', folder('infra'), { testPathIgnorePatterns: HEAVY_FILES }),
+    project('infra', folder('infra'), { testPathIgnorePatterns: HEAVY_FILES, ...synthesized }),
     // CI only: the files above, by name.
-    project('heavy', HEAVY_FILES),
+    project('heavy', HEAVY_FILES, synthesized),
     // CI only: the admin CLI, npm start, the docs page in Chromium, synth and the built packages as real child processes.
-    project('processes', folder('processes')),
+    project('processes', folder('processes'), synthesized),
     // CI only: each Lambda asset run on arm64 Node under qemu.
     project('arm64', folder('arm64')),
     // CI only, alone: imports of 10,000 and 100,000 users, measuring memory (it loads the engine and both cores).
