@@ -1,15 +1,15 @@
 /**
  * Writes the synthesis cache (synth-cache.ts) for one key: `tsx test/infra/synth-cache-build.ts <folder>`.
- * Each stage as `synthStage` builds it, with what the infra tests read of its constructs. Written
- * beside the folder first and moved into place whole, so a reader never sees half of it.
+ * Each stage as `synthStage` builds it, with what the infra tests read of its constructs. A stage
+ * that fails to build or synthesize is kept as its error (`<stage>.error`), which each test reading
+ * it then fails with, as `synthStage` would have. Written beside the folder first and moved into
+ * place whole, so a reader never sees half of it.
  */
 
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnElement, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { STAGES } from '../../lib/stage-config';
-import { synthStage } from './synth';
 import type { CachedStageJson } from './synth-cache';
 
 const dir = process.argv[2];
@@ -18,11 +18,28 @@ const partial = `${dir}.${process.pid}.partial`;
 rmSync(partial, { recursive: true, force: true });
 mkdirSync(partial, { recursive: true });
 
-for (const stage of STAGES) {
-  const { app, stack, template } = synthStage(stage);
+const STAGES = ['dev', 'staging', 'prod'] as const;
+const failed = (stage: string, error: unknown) =>
+  writeFileSync(join(partial, `${stage}.error`), error instanceof Error ? (error.stack ?? error.message) : String(error));
+
+// Imported here, so that a module that fails to load fails each stage, not this script.
+const synth = await import('./synth').catch((error: unknown) => {
+  for (const stage of STAGES) failed(stage, error);
+  return undefined;
+});
+for (const stage of synth ? STAGES : []) {
+  try {
+    writeFileSync(join(partial, `${stage}.json`), JSON.stringify(record(stage)));
+  } catch (error) {
+    failed(stage, error);
+  }
+}
+
+function record(stage: (typeof STAGES)[number]): CachedStageJson {
+  const { app, stack, template } = synth!.synthStage(stage);
   const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const constructs = stack.node.findAll();
-  const record: CachedStageJson = {
+  return {
     stackName: stack.stackName,
     terminationProtection: stack.terminationProtection,
     config: stack.config,
@@ -47,7 +64,6 @@ for (const stage of STAGES) {
     },
     hooks: Object.fromEntries(Object.entries(stack.release.hooks).map(([name, hook]) => [name, idOf(hook)])),
   };
-  writeFileSync(join(partial, `${stage}.json`), JSON.stringify(record));
 }
 writeFileSync(join(partial, 'complete'), '');
 try {

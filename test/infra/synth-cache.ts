@@ -94,7 +94,7 @@ export function synthCacheDir(): string {
       },
     );
     if (run.status !== 0 || !existsSync(join(dir, 'complete'))) {
-      throw new Error(`synthesizing the stages for the cache failed (exit ${run.status ?? run.signal}):\n${run.stderr || run.stdout}`);
+      throw new Error(`the synthesis cache's build stopped (exit ${run.status ?? run.signal}):\n${run.stderr || run.stdout}`);
     }
     const key = basename(dir);
     for (const old of readdirSync(SYNTH_CACHE)) if (!old.startsWith(key)) rmSync(join(SYNTH_CACHE, old), { recursive: true, force: true });
@@ -103,6 +103,11 @@ export function synthCacheDir(): string {
   return dir;
 }
 
-/** One stage's record from the cache. */
-export const readCachedStage = (stage: string): CachedStageJson =>
-  JSON.parse(readFileSync(join(synthCacheDir(), `${stage}.json`), 'utf8')) as CachedStageJson;
+/** One stage's record from the cache; throws what its synthesis threw, when it failed. */
+export function readCachedStage(stage: string): CachedStageJson {
+  const dir = synthCacheDir();
+  if (existsSync(join(dir, `${stage}.error`))) {
+    throw new Error(`UserManagement-${stage} failed to synthesize (.cache/synth):\n${readFileSync(join(dir, `${stage}.error`), 'utf8')}`);
+  }
+  return JSON.parse(readFileSync(join(dir, `${stage}.json`), 'utf8')) as CachedStageJson;
+}

@@ -114,5 +114,8 @@ export function expectedAlarmNames(stage: StageName, options: { breachCheck?: bo
 
 const upperFirst = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
+/** The construct path of an operation's function construct below the stack (`CreateUser`): its `Function`, `Role`, `Logs`, `Live`. */
+export const functionPath = (operation: string): string => upperFirst(operation);
+
 /** The log groups a stage keeps: one per operation's function, the stream consumer's, the API's access log and its execution log. */
 export const expectedLogGroupCount = (): number => OPERATIONS.length + 3;
