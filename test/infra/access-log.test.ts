@@ -7,11 +7,10 @@
  */
 
 import { describe, expect, it } from '@jest/globals';
-import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/access-log';
 import { STAGES } from '../../lib/stage-config';
-import { resourcesOf, synthStage } from './synth';
+import { type BaseStage, baseStage, resourcesOf } from './templates';
 
 /** Text a caller controls can hold anything: these break a JSON string written raw. */
 const HOSTILE = [
@@ -40,7 +39,7 @@ const SAFE = new Map<string, (typeof ACCESS_LOG_FIELDS)[keyof typeof ACCESS_LOG_
 /** What API Gateway can write for a variable: its shape's values when shown safe, else anything. */
 const valuesOf = (variable: string): readonly string[] => SAFE.get(variable)?.values ?? HOSTILE;
 
-const formatOf = (template: ReturnType<typeof synthStage>['template']) => {
+const formatOf = (template: BaseStage['template']) => {
   const stage = Object.values(resourcesOf(template)).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
   return (stage!.Properties!.AccessLogSetting as { Format: string }).Format;
 };
@@ -76,10 +75,7 @@ function unparsable(format: string): string[] {
   return failures;
 }
 
-const byStage = Object.fromEntries(STAGES.map((stage) => [stage, synthStage(stage)])) as Record<
-  (typeof STAGES)[number],
-  ReturnType<typeof synthStage>
->;
+const byStage = Object.fromEntries(STAGES.map((stage) => [stage, baseStage(stage)])) as Record<(typeof STAGES)[number], BaseStage>;
 
 describe.each(STAGES)('%s: the access log line', (stage) => {
   const { template } = byStage[stage];
@@ -138,8 +134,8 @@ describe('the check fails where a free-text variable is written', () => {
 
 describe.each(STAGES)('%s: an alarm when the access log stops', (stage) => {
   it("access-log-silent: the stage served requests (API Gateway's Count) and its access log group received no event, in 3 of 3 five-minute periods", () => {
-    const { template, stack } = byStage[stage];
-    const accessLogs = stack.getLogicalId(stack.api.accessLogs.node.defaultChild as CfnElement);
+    const { template, id } = byStage[stage];
+    const accessLogs = id('Api/AccessLogs');
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `UserManagement-${stage}-access-log-silent`,
       Threshold: 1,

@@ -6,16 +6,16 @@
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import type { CfnElement } from 'aws-cdk-lib';
 import { API_VERSION, CATALOGUE, DEFINITIONS, OPERATIONS, operationPath } from '#contract/operations';
 import { outcomeOf } from '#http/middleware/request-metrics';
 import { buildOpenApiDocument, OPENAPI_PATH } from '../../codegen/openapi';
 import { LOCAL_OPERATION_PATHS } from '../../local/server';
-import { resourcesOf, statementsOfRole, synthStage } from './synth';
+import { baseStage, resourcesOf, statementsOfRole } from './templates';
 
-const prod = synthStage('prod');
+const prod = baseStage('prod');
 const resources = resourcesOf(prod.template);
-const logicalId = (element: { node: { defaultChild?: unknown } }) => prod.stack.getLogicalId(element.node.defaultChild as CfnElement);
+/** A construct's name below the stack: `CreateUser` for createUser. */
+const upperFirst = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 /** Every RegexString the web ACL matches against the URI path. */
 function uriPathRegexes(): RegExp[] {
@@ -52,11 +52,16 @@ describe('the catalogue', () => {
   });
 
   it('has no operation the stack, the local server or the OpenAPI document adds on its own', () => {
-    expect(Object.keys(prod.stack.functions)).toEqual([...OPERATIONS]);
+    // The stack's functions: one construct per operation at its top level (the stream consumer's and the hooks' are deeper).
+    const functions = Object.keys(prod.logicalIds).flatMap((path) => /^(\w+)\/Function\/Resource$/.exec(path)?.[1] ?? []);
+    expect(functions).toEqual(OPERATIONS.map(upperFirst));
     expect([...LOCAL_OPERATION_PATHS].sort()).toEqual(OPERATIONS.map(operationPath).sort());
     expect(Object.keys(buildOpenApiDocument().paths as object).sort()).toEqual(OPERATIONS.map(operationPath).sort());
-    const versionResource = prod.stack.api.api.root.getResource(API_VERSION)!;
-    expect(versionResource.node.children.filter((child) => 'resourceId' in child).map((child) => child.node.id)).toEqual([...OPERATIONS]);
+    const below = new RegExp(`^Api/Api/Default/${API_VERSION}/([^/]+)/Resource$`);
+    const routes = Object.entries(prod.logicalIds).flatMap(([path, id]) =>
+      resources[id]?.Type === 'AWS::ApiGateway::Resource' ? (below.exec(path)?.[1] ?? []) : [],
+    );
+    expect(routes).toEqual([...OPERATIONS]);
   });
 
   describe.each(OPERATIONS)('%s', (operation) => {
@@ -67,21 +72,22 @@ describe('the catalogue', () => {
     });
 
     it("is a function of the stack with the catalogue's memory, timeout and users-table grant", () => {
-      const fn = prod.stack.functions[operation];
-      expect(fn).toBeDefined();
-      const props = resources[logicalId(fn.function)]?.Properties;
+      const fn = prod.id(`${upperFirst(operation)}/Function`);
+      expect(resources[fn]?.Type).toBe('AWS::Lambda::Function');
+      const props = resources[fn]?.Properties;
       expect([props?.MemorySize, props?.Timeout]).toEqual([entry.memoryMb, entry.timeoutSeconds]);
-      const role = logicalId(fn.function.role as never);
+      const role = (props!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      expect(role).toBe(prod.id(`${upperFirst(operation)}/Role`));
       const actions = statementsOfRole(prod.template, role).flatMap((statement) => statement.Action as string[]);
       for (const action of ['GetItem', ...entry.usersTableActions]) expect(actions).toContain(`dynamodb:${action}`);
     });
 
     it('is routed: POST /v1/<operation> to its function', () => {
-      const resource = prod.stack.api.api.root.getResource(API_VERSION)?.getResource(operation);
-      expect(resource).toBeDefined();
+      const resource = prod.id(`Api/Api/Default/${API_VERSION}/${operation}`);
+      expect(resources[resource]?.Type).toBe('AWS::ApiGateway::Resource');
       prod.template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: 'POST',
-        ResourceId: { Ref: logicalId(resource!) },
+        ResourceId: { Ref: resource },
         Integration: { Type: 'AWS_PROXY' },
       });
     });

@@ -5,23 +5,19 @@
  */
 
 import { describe, expect, it } from '@jest/globals';
-import type { CfnElement } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { API_KEY_PATTERN, newApiKey } from '#domain/api-keys';
 import { MAX_BODY_BYTES } from '#http/middleware/parse-body';
 import { metricsNamespace } from '#platform/metrics';
 import { EDGE_RULES } from '../../lib/constructs/edge-protection';
-import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
-import { resourcesOf, synthStage } from './synth';
+import { OPERATIONS } from '../../lib/user-management-stack';
+import { baseStage, functionPath, resourcesOf, synthStage } from './synth';
 
-const prod = synthStage('prod');
-const staging = synthStage('staging');
-const dev = synthStage('dev');
+const prod = baseStage('prod');
+const staging = baseStage('staging');
+const dev = baseStage('dev');
 const byStage = { prod, staging, dev };
-
-const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } } | CfnElement) =>
-  stack.getLogicalId(('node' in element && element.node.defaultChild ? element.node.defaultChild : element) as CfnElement);
 
 // The contract's bodies, written out here rather than taken from the code under test.
 const TOO_MANY_REQUESTS = '{"message":"Too Many Requests"}';
@@ -68,7 +64,7 @@ const blocked429 = (window: number) => ({
 
 describe('WAF web ACL', () => {
   it.each(['prod', 'staging'] as const)('%s: one regional web ACL with the contract bodies, associated with the stage', (stage) => {
-    const { template, stack } = byStage[stage];
+    const { template, id } = byStage[stage];
     const acl = webAclOf(template);
     expect(acl).toMatchObject({
       Name: `user-management-${stage}`,
@@ -85,12 +81,9 @@ describe('WAF web ACL', () => {
     expect(MAX_BODY_BYTES).toBe(16_384);
     template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
     template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
-      WebACLArn: { 'Fn::GetAtt': [logicalId(stack, stack.edge!.webAcl), 'Arn'] },
+      WebACLArn: { 'Fn::GetAtt': [id('Edge/WebAcl'), 'Arn'] },
       ResourceArn: {
-        'Fn::Join': [
-          '',
-          Match.arrayWith([{ Ref: logicalId(stack, stack.api.api) }, '/stages/', { Ref: logicalId(stack, stack.api.api.deploymentStage) }]),
-        ],
+        'Fn::Join': ['', Match.arrayWith([{ Ref: id('Api/Api') }, '/stages/', { Ref: id(`Api/Api/DeploymentStage.${stage}`) }])],
       },
     });
   });
@@ -271,7 +264,7 @@ describe('WAF web ACL', () => {
   it('dev: off by default, on with -c waf=true; cdk-nag needs no acknowledgement of APIG3 when on', () => {
     dev.template.resourceCountIs('AWS::WAFv2::WebACL', 0);
     dev.template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
-    expect(dev.stack.edge).toBeUndefined();
+    expect(Object.keys(dev.logicalIds).filter((path) => path.startsWith('Edge/'))).toEqual([]);
     const { app, stack, template } = synthStage('dev', { waf: 'true' });
     template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
     expect(ruleOf(template, EDGE_RULES.perKey).Statement).toMatchObject({ RateBasedStatement: { Limit: 600 } });
@@ -288,9 +281,7 @@ describe('WAF web ACL', () => {
 describe('business metrics and alarms', () => {
   it.each(['prod', 'staging', 'dev'] as const)("%s: every function writes its metrics to the stage's own namespace", (stage) => {
     // Every function but the pre-traffic hooks (lib/release-hook), which write no metrics.
-    const hooks = Object.values(byStage[stage].stack.release.hooks).map((hook) =>
-      byStage[stage].stack.getLogicalId(hook.node.defaultChild as CfnElement),
-    );
+    const hooks = Object.values(byStage[stage].hooks);
     const functions = Object.entries(byStage[stage].template.findResources('AWS::Lambda::Function')).filter(([id]) => !hooks.includes(id));
     expect(functions.length).toBeGreaterThan(0);
     for (const [, fn] of functions)
@@ -335,12 +326,12 @@ describe('business metrics and alarms', () => {
   );
 
   it.each(OPERATIONS)('%s: a p99 latency alarm on its function, 15 minutes above the threshold', (operation) => {
-    const { template, stack } = prod;
+    const { template, id } = prod;
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `UserManagement-prod-${operation}-p99-latency`,
       Namespace: 'AWS/Lambda',
       MetricName: 'Duration',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack, stack.functions[operation].function) } }],
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: id(`${functionPath(operation)}/Function`) } }],
       ExtendedStatistic: 'p99',
       Period: 300,
       Threshold: 1000,

@@ -10,17 +10,25 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { LEDGER_RECOVERY_PERIOD_DAYS } from '../../lib/constructs/tables';
 import { STAGES } from '../../lib/stage-config';
-import type { UserManagementStack } from '../../lib/user-management-stack';
-import { accessLogFields, resourcesOf, statementsOfRole, synthStage } from './synth';
+import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
+import { accessLogFields, baseStage, resourcesOf, statementsOfRole, synthStage } from './synth';
 
-const byStage = { prod: synthStage('prod'), staging: synthStage('staging'), dev: synthStage('dev') };
+const byStage = { prod: baseStage('prod'), staging: baseStage('staging'), dev: baseStage('dev') };
 const { prod } = byStage;
 
 const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(element.node.defaultChild as CfnElement);
-const table = (stage: keyof typeof byStage, name: 'users' | 'owners' | 'idempotency' | 'deletions' | 'undeliveredEvents' | 'signIn') => {
-  const { stack, template } = byStage[stage];
-  return resourcesOf(template)[logicalId(stack, stack.tables[name])]!;
+const TABLES = {
+  users: 'Users',
+  owners: 'Owners',
+  idempotency: 'Idempotency',
+  deletions: 'Deletions',
+  undeliveredEvents: 'UndeliveredEvents',
+  signIn: 'SignIn',
+} as const;
+const table = (stage: keyof typeof byStage, name: keyof typeof TABLES) => {
+  const { id, template } = byStage[stage];
+  return resourcesOf(template)[id(`Tables/${TABLES[name]}`)]!;
 };
 
 describe('erasure horizon: point-in-time recovery period per stage', () => {
@@ -40,9 +48,7 @@ describe('erasure horizon: point-in-time recovery period per stage', () => {
       RecoveryPeriodInDays: LEDGER_RECOVERY_PERIOD_DAYS,
     });
     // The ledger keeps a deletion exactly as long as the users table's backups reach back.
-    const consumer = resourcesOf(byStage[stage].template)[
-      logicalId(byStage[stage].stack, byStage[stage].stack.lifecycleEvents.consumer.function)
-    ];
+    const consumer = resourcesOf(byStage[stage].template)[byStage[stage].id('LifecycleEvents/Consumer/Function')];
     expect((consumer!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.RECOVERY_PERIOD_DAYS).toBe(String(days));
   });
 
@@ -76,16 +82,13 @@ describe('lifecycle events', () => {
   });
 
   it('the mapping: profile items only and no sign-in write, batch item failures, bisect, bounded retries, dead-letter queue', () => {
-    const { stack, template } = prod;
+    const { id, template } = prod;
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, stack.tables.users), 'StreamArn'] },
+      EventSourceArn: { 'Fn::GetAtt': [id('Tables/Users'), 'StreamArn'] },
       // The consumer's live alias (`<function name>:live`), which a release moves (release.test.ts).
       FunctionName: {
-        'Fn::Join': [
-          '',
-          [{ 'Fn::Select': [6, { 'Fn::Split': [':', { Ref: logicalId(stack, stack.lifecycleEvents.consumer.alias) }] }] }, ':live'],
-        ],
+        'Fn::Join': ['', [{ 'Fn::Select': [6, { 'Fn::Split': [':', { Ref: id('LifecycleEvents/Consumer/Live') }] }] }, ':live']],
       },
       StartingPosition: 'TRIM_HORIZON',
       // Written out, not imported: the one description (events/record-filter.ts) is what this holds it to.
@@ -103,12 +106,12 @@ describe('lifecycle events', () => {
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 8,
       MaximumRecordAgeInSeconds: 86400,
-      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack, stack.lifecycleEvents.deadLetters), 'Arn'] } } },
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [id('LifecycleEvents/DeadLetters'), 'Arn'] } } },
     });
   });
 
   it('the dead-letter queue: encrypted, TLS only, and an alarm on its depth', () => {
-    const { stack, template } = prod;
+    const { id, template } = prod;
     template.resourceCountIs('AWS::SQS::Queue', 1);
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86400 });
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -122,7 +125,7 @@ describe('lifecycle events', () => {
       AlarmName: 'UserManagement-prod-lifecycle-events-dead-letters',
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, stack.lifecycleEvents.deadLetters), 'QueueName'] } }],
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id('LifecycleEvents/DeadLetters'), 'QueueName'] } }],
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
@@ -134,32 +137,34 @@ describe('lifecycle events', () => {
   });
 
   it('the consumer may read the stream, put events on its bus only, write the ledger and the undelivered events only', () => {
-    const { stack, template } = prod;
-    const events = stack.lifecycleEvents;
-    const statements = statementsOfRole(template, logicalId(stack, events.consumer.role));
-    const arn = (element: { node: { defaultChild?: unknown } }, attribute = 'Arn') => ({
-      'Fn::GetAtt': [logicalId(stack, element), attribute],
-    });
+    const { id, template } = prod;
+    const statements = statementsOfRole(template, id('LifecycleEvents/Consumer/Role'));
+    const arn = (path: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id(path), attribute] });
     // Exactly these statements: each one present, and no other.
     const allowed = [
-      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(events.consumer.logGroup) },
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn('LifecycleEvents/Consumer/Logs') },
       // The ledger and the undelivered events: a put each, nothing else.
-      { Effect: 'Allow', Action: ['dynamodb:PutItem'], Resource: [arn(stack.tables.deletions), arn(stack.tables.undeliveredEvents)] },
-      { Effect: 'Allow', Action: ['events:PutEvents'], Resource: arn(events.bus) },
+      { Effect: 'Allow', Action: ['dynamodb:PutItem'], Resource: [arn('Tables/Deletions'), arn('Tables/UndeliveredEvents')] },
+      { Effect: 'Allow', Action: ['events:PutEvents'], Resource: arn('LifecycleEvents/Bus') },
       {
         Effect: 'Allow',
         Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
-        Resource: arn(stack.tables.users, 'StreamArn'),
+        Resource: arn('Tables/Users', 'StreamArn'),
       },
-      { Effect: 'Allow', Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], Resource: arn(events.deadLetters) },
+      {
+        Effect: 'Allow',
+        Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+        Resource: arn('LifecycleEvents/DeadLetters'),
+      },
       // The actions that take no resource, in one statement (IAM policies minimised: a recommended feature flag).
       { Effect: 'Allow', Action: ['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Resource: '*' },
     ];
     expect(statements).toEqual(expect.arrayContaining(allowed));
     expect(statements).toHaveLength(allowed.length);
     // No API function may publish events or touch the ledger.
-    for (const fn of Object.values(stack.functions)) {
-      const actions = statementsOfRole(template, logicalId(stack, fn.role)).flatMap((statement) => statement.Action as string[]);
+    for (const operation of OPERATIONS) {
+      const role = id(`${operation.charAt(0).toUpperCase()}${operation.slice(1)}/Role`);
+      const actions = statementsOfRole(template, role).flatMap((statement) => statement.Action as string[]);
       expect(
         actions.filter((action) => action.startsWith('events:') || (action.startsWith('dynamodb:') && action.includes('Stream'))),
       ).toEqual([]);
@@ -167,16 +172,16 @@ describe('lifecycle events', () => {
   });
 
   it('the consumer: no password-hashing binding, its own settings, nothing of the API', () => {
-    const { stack, template } = prod;
-    const consumer = resourcesOf(template)[logicalId(stack, stack.lifecycleEvents.consumer.function)];
+    const { id, template } = prod;
+    const consumer = resourcesOf(template)[id('LifecycleEvents/Consumer/Function')];
     expect(consumer?.Properties?.Environment).toEqual({
       Variables: {
         POWERTOOLS_SERVICE_NAME: 'user-management',
         POWERTOOLS_LOG_LEVEL: 'INFO',
         POWERTOOLS_METRICS_NAMESPACE: 'UserManagement/prod',
-        EVENT_BUS_NAME: { Ref: logicalId(stack, stack.lifecycleEvents.bus) },
-        DELETIONS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.deletions) },
-        UNDELIVERED_EVENTS_TABLE_NAME: { Ref: logicalId(stack, stack.tables.undeliveredEvents) },
+        EVENT_BUS_NAME: { Ref: id('LifecycleEvents/Bus') },
+        DELETIONS_TABLE_NAME: { Ref: id('Tables/Deletions') },
+        UNDELIVERED_EVENTS_TABLE_NAME: { Ref: id('Tables/UndeliveredEvents') },
         UNDELIVERED_EVENT_DAYS: '14',
         RECOVERY_PERIOD_DAYS: '30',
         NODE_OPTIONS: '--enable-source-maps',
@@ -186,16 +191,16 @@ describe('lifecycle events', () => {
   });
 
   it.each(STAGES)('%s: an event that fails every try is kept whole at least 14 days, and the first one alarms', (stage) => {
-    const { stack, template } = byStage[stage];
+    const { id, template } = byStage[stage];
     const undelivered = table(stage, 'undeliveredEvents');
     // Kept until replayed or until DynamoDB's TTL removes it, UNDELIVERED_EVENT_DAYS (>= 14) after it was kept.
     expect(undelivered.Properties?.TimeToLiveSpecification).toEqual({ AttributeName: 'expires_at', Enabled: true });
     expect(undelivered.Properties?.SSESpecification).toEqual({ SSEEnabled: true });
     expect(undelivered.Properties?.StreamSpecification).toBeUndefined();
-    const consumer = resourcesOf(template)[logicalId(stack, stack.lifecycleEvents.consumer.function)];
+    const consumer = resourcesOf(template)[id('LifecycleEvents/Consumer/Function')];
     const variables = (consumer!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(variables.UNDELIVERED_EVENT_DAYS).toBe('14');
-    expect(variables.UNDELIVERED_EVENTS_TABLE_NAME).toEqual({ Ref: logicalId(stack, stack.tables.undeliveredEvents) });
+    expect(variables.UNDELIVERED_EVENTS_TABLE_NAME).toEqual({ Ref: id('Tables/UndeliveredEvents') });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `UserManagement-${stage}-lifecycle-events-undelivered`,
       Namespace: `UserManagement/${stage}`,
@@ -207,14 +212,14 @@ describe('lifecycle events', () => {
       EvaluationPeriods: 1,
       AlarmActions: [Match.anyValue()],
     });
-    template.hasOutput('UndeliveredEventsTableName', { Value: { Ref: logicalId(stack, stack.tables.undeliveredEvents) } });
+    template.hasOutput('UndeliveredEventsTableName', { Value: { Ref: id('Tables/UndeliveredEvents') } });
   });
 
   it('outputs: the bus name and ARN, and the ledger for the admin CLI', () => {
-    const { stack, template } = prod;
-    template.hasOutput('EventBusName', { Value: { Ref: logicalId(stack, stack.lifecycleEvents.bus) } });
-    template.hasOutput('EventBusArn', { Value: { 'Fn::GetAtt': [logicalId(stack, stack.lifecycleEvents.bus), 'Arn'] } });
-    template.hasOutput('DeletionsTableName', { Value: { Ref: logicalId(stack, stack.tables.deletions) } });
+    const { id, template } = prod;
+    template.hasOutput('EventBusName', { Value: { Ref: id('LifecycleEvents/Bus') } });
+    template.hasOutput('EventBusArn', { Value: { 'Fn::GetAtt': [id('LifecycleEvents/Bus'), 'Arn'] } });
+    template.hasOutput('DeletionsTableName', { Value: { Ref: id('Tables/Deletions') } });
   });
 });
 

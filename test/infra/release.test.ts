@@ -5,50 +5,45 @@
  */
 
 import { describe, expect, it } from '@jest/globals';
-import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { LIVE_ALIAS } from '../../lib/constructs/handler-function';
 import { bakeMinutes, RELEASE_CONFIGS } from '../../lib/constructs/release';
 import { STAGES } from '../../lib/stage-config';
-import { OPERATIONS, type UserManagementStack } from '../../lib/user-management-stack';
-import { resourcesOf, statementsOfRole, synthStage } from './synth';
+import { OPERATIONS } from '../../lib/user-management-stack';
+import { type BaseStage, baseStage, resourcesOf, statementsOfRole, synthStage } from './synth';
 
-const byStage = Object.fromEntries(STAGES.map((stage) => [stage, synthStage(stage)])) as Record<
-  (typeof STAGES)[number],
-  ReturnType<typeof synthStage>
->;
-const logicalId = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) =>
-  stack.getLogicalId(element.node.defaultChild as CfnElement);
-const ref = (stack: UserManagementStack, element: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(stack, element) });
+const byStage = Object.fromEntries(STAGES.map((stage) => [stage, baseStage(stage)])) as Record<(typeof STAGES)[number], BaseStage>;
 
 /** The version an alias points at (CDK appends a hash of the function's code and configuration to its logical id). */
 const versionIdOf = (resources: ReturnType<typeof resourcesOf>, aliasId: string) =>
   (resources[aliasId]!.Properties!.FunctionVersion as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
 
+/** A released function's constructs, by path below the stack. */
+const parts = (path: string) => ({ function: `${path}/Function`, version: `${path}/Function/CurrentVersion`, alias: `${path}/Live` });
 /** Every function a release moves: the API's, by operation, and the stream consumer. */
-const releasedFunctions = (stack: UserManagementStack) => [
-  ...OPERATIONS.map((operation) => ({ name: operation, fn: stack.functions[operation] })),
-  { name: 'consumer', fn: stack.lifecycleEvents.consumer },
+const released = [
+  ...OPERATIONS.map((operation) => ({ name: operation, fn: parts(operation.charAt(0).toUpperCase() + operation.slice(1)) })),
+  { name: 'consumer', fn: parts('LifecycleEvents/Consumer') },
 ];
 
 describe.each(STAGES)('%s: versions behind a live alias', (stage) => {
-  const { template, stack } = byStage[stage];
+  const { template, id, ref } = byStage[stage];
   const resources = resourcesOf(template);
 
   it('each function has one published version and an alias "live" on it', () => {
-    for (const { fn } of releasedFunctions(stack)) {
-      const alias = resources[logicalId(stack, fn.alias)];
+    for (const { fn } of released) {
+      const alias = resources[id(fn.alias)];
       expect(alias?.Type).toBe('AWS::Lambda::Alias');
-      const versionId = versionIdOf(resources, logicalId(stack, fn.alias));
+      const versionId = versionIdOf(resources, id(fn.alias));
       expect(alias?.Properties).toEqual({
-        FunctionName: ref(stack, fn.function),
+        FunctionName: ref(fn.function),
         FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] },
         Name: LIVE_ALIAS,
       });
       // The function's current version: a new one (a new logical id) whenever its code or configuration changes.
-      expect(versionId.startsWith(logicalId(stack, fn.version))).toBe(true);
+      expect(versionId.startsWith(id(fn.version))).toBe(true);
       expect(resources[versionId]?.Type).toBe('AWS::Lambda::Version');
-      expect(resources[versionId]?.Properties).toEqual({ FunctionName: ref(stack, fn.function) });
+      expect(resources[versionId]?.Properties).toEqual({ FunctionName: ref(fn.function) });
     }
     // Every function but the pre-traffic hooks, which nothing calls but CodeDeploy.
     const hooks = new Set(
@@ -65,8 +60,8 @@ describe.each(STAGES)('%s: versions behind a live alias', (stage) => {
 
   it("API Gateway invokes each operation's alias, never the function's unqualified ARN, and may invoke only that alias", () => {
     for (const operation of OPERATIONS) {
-      const { fn } = releasedFunctions(stack).find((entry) => entry.name === operation)!;
-      const aliasRef = ref(stack, fn.alias);
+      const { fn } = released.find((entry) => entry.name === operation)!;
+      const aliasRef = ref(fn.alias);
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: 'POST',
         Integration: { Type: 'AWS_PROXY', Uri: { 'Fn::Join': ['', Match.arrayWith([aliasRef])] } },
@@ -78,7 +73,7 @@ describe.each(STAGES)('%s: versions behind a live alias', (stage) => {
       });
     }
     const permissions = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Permission');
-    const aliases = new Set(releasedFunctions(stack).map(({ fn }) => logicalId(stack, fn.alias)));
+    const aliases = new Set(released.map(({ fn }) => id(fn.alias)));
     for (const permission of permissions) {
       expect(aliases.has((permission.Properties!.FunctionName as { Ref?: string }).Ref ?? '')).toBe(true);
     }
@@ -89,7 +84,7 @@ describe.each(STAGES)('%s: versions behind a live alias', (stage) => {
     expect(mappings.length).toBeGreaterThan(0);
     // `<function name>:live`, the alias's qualified name.
     const qualified = {
-      'Fn::Join': ['', [{ 'Fn::Select': [6, { 'Fn::Split': [':', ref(stack, stack.lifecycleEvents.consumer.alias)] }] }, `:${LIVE_ALIAS}`]],
+      'Fn::Join': ['', [{ 'Fn::Select': [6, { 'Fn::Split': [':', ref('LifecycleEvents/Consumer/Live')] }] }, `:${LIVE_ALIAS}`]],
     };
     for (const mapping of mappings) expect(mapping.Properties?.FunctionName).toEqual(qualified);
   });
@@ -97,21 +92,20 @@ describe.each(STAGES)('%s: versions behind a live alias', (stage) => {
 
 describe('gradual releases on CodeDeploy, rolled back on alarm, on failure and on stop', () => {
   it.each(STAGES)('%s: a deployment group per released function exactly when the stage releases gradually', (stage) => {
-    const { template, stack } = byStage[stage];
-    const gradual = RELEASE_CONFIGS[stack.config.release].deploymentConfig !== undefined;
+    const { template, id, config } = byStage[stage];
+    const gradual = RELEASE_CONFIGS[config.release].deploymentConfig !== undefined;
     expect(gradual).toBe(stage !== 'dev');
     const groups = Object.values(resourcesOf(template)).filter((resource) => resource.Type === 'AWS::CodeDeploy::DeploymentGroup');
-    expect(groups).toHaveLength(gradual ? releasedFunctions(stack).length : 0);
+    expect(groups).toHaveLength(gradual ? released.length : 0);
     template.resourceCountIs('AWS::CodeDeploy::Application', gradual ? 1 : 0);
     if (!gradual) {
       // All at once: CloudFormation moves each alias itself, no update policy hands it to CodeDeploy.
-      for (const { fn } of releasedFunctions(stack))
-        expect(resourcesOf(template)[logicalId(stack, fn.alias)]?.UpdatePolicy).toBeUndefined();
+      for (const { fn } of released) expect(resourcesOf(template)[id(fn.alias)]?.UpdatePolicy).toBeUndefined();
     }
   });
 
   it('staging shifts in a shorter time than prod, so the path is rehearsed before prod; dev all at once', () => {
-    const minutes = (stage: (typeof STAGES)[number]) => RELEASE_CONFIGS[byStage[stage].stack.config.release].minutesToFull;
+    const minutes = (stage: (typeof STAGES)[number]) => RELEASE_CONFIGS[byStage[stage].config.release].minutesToFull;
     expect(minutes('dev')).toBe(0);
     expect(minutes('staging')).toBeGreaterThan(0);
     expect(minutes('staging')).toBeLessThan(minutes('prod'));
@@ -120,26 +114,15 @@ describe('gradual releases on CodeDeploy, rolled back on alarm, on failure and o
   it.each(['staging', 'prod'] as const)(
     "%s: each alias's update is a CodeDeploy deployment with the stage's configuration, its own alarms and the stage's, rolled back on failure, stop and alarm",
     (stage) => {
-      const { template, stack } = byStage[stage];
+      const { template, id, ref, config } = byStage[stage];
       const resources = resourcesOf(template);
-      const configName = `CodeDeployDefault.Lambda${stack.config.release}`;
+      const configName = `CodeDeployDefault.Lambda${config.release}`;
       const application = Object.entries(resources).find(([, resource]) => resource.Type === 'AWS::CodeDeploy::Application')!;
       expect(application[1].Properties?.ComputePlatform).toBe('Lambda');
-      const alarmId = (alarm: { node: { defaultChild?: unknown } }) => logicalId(stack, alarm);
-      const stageWide = {
-        api: stack.monitoring.releaseAlarms.map(alarmId),
-        consumer: stack.lifecycleEvents.alarms.map(alarmId),
-      };
-      expect(stageWide.api.sort()).toEqual(
-        [
-          stack.monitoring.alarms.find((a) => a.node.id === 'Api5xxRate')!,
-          stack.monitoring.alarms.find((a) => a.node.id === 'FunctionFailures')!,
-        ]
-          .map(alarmId)
-          .sort(),
-      );
-      for (const { name, fn } of releasedFunctions(stack)) {
-        const alias = resources[logicalId(stack, fn.alias)]!;
+      const stageWide = { api: [...byStage[stage].alarms.releaseWide], consumer: [...byStage[stage].alarms.lifecycleEvents] };
+      expect(stageWide.api.sort()).toEqual([id('Monitoring/Api5xxRate'), id('Monitoring/FunctionFailures')].sort());
+      for (const { name, fn } of released) {
+        const alias = resources[id(fn.alias)]!;
         const policy = alias.UpdatePolicy as {
           CodeDeployLambdaAliasUpdate: { ApplicationName: unknown; DeploymentGroupName: { Ref: string } };
         };
@@ -165,9 +148,9 @@ describe('gradual releases on CodeDeploy, rolled back on alarm, on failure and o
           expect(alarm.Period).toBe(60);
           expect(alarm.Dimensions).toEqual(
             expect.arrayContaining([
-              { Name: 'FunctionName', Value: ref(stack, fn.function) },
-              { Name: 'Resource', Value: { 'Fn::Join': ['', [ref(stack, fn.function), `:${LIVE_ALIAS}`]] } },
-              { Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionIdOf(resources, logicalId(stack, fn.alias)), 'Version'] } },
+              { Name: 'FunctionName', Value: ref(fn.function) },
+              { Name: 'Resource', Value: { 'Fn::Join': ['', [ref(fn.function), `:${LIVE_ALIAS}`]] } },
+              { Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionIdOf(resources, id(fn.alias)), 'Version'] } },
             ]),
           );
           expect(alarm.AlarmActions).toEqual([expect.anything()]);
@@ -211,19 +194,18 @@ describe('gradual releases on CodeDeploy, rolled back on alarm, on failure and o
 });
 
 describe.each(['staging', 'prod'] as const)('%s: what a release watches', (stage) => {
-  const { template, stack } = byStage[stage];
+  const { template, id, config } = byStage[stage];
   const resources = resourcesOf(template);
-  const aliasPolicy = (fn: { alias: { node: { defaultChild?: unknown } } }) =>
-    (resources[logicalId(stack, fn.alias)]!.UpdatePolicy as { CodeDeployLambdaAliasUpdate: Record<string, unknown> })
-      .CodeDeployLambdaAliasUpdate;
+  const aliasPolicy = (fn: { alias: string }) =>
+    (resources[id(fn.alias)]!.UpdatePolicy as { CodeDeployLambdaAliasUpdate: Record<string, unknown> }).CodeDeployLambdaAliasUpdate;
 
   it("each alias's update runs a pre-traffic hook that may invoke only that function's new version and report to CodeDeploy", () => {
-    for (const { fn, name } of releasedFunctions(stack)) {
+    for (const { fn, name } of released) {
       const hookRef = aliasPolicy(fn).BeforeAllowTrafficHook as { Ref: string };
       const hook = resources[hookRef.Ref]!;
       expect(hook.Type).toBe('AWS::Lambda::Function');
       const env = (hook.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
-      const versionId = versionIdOf(resources, logicalId(stack, fn.alias));
+      const versionId = versionIdOf(resources, id(fn.alias));
       expect(env.TARGET_VERSION_ARN).toEqual({ Ref: versionId });
       expect(env.TARGET_PATH).toBe(name === 'consumer' ? undefined : `/v1/${name}`);
       const roleId = (hook.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
@@ -237,13 +219,13 @@ describe.each(['staging', 'prod'] as const)('%s: what a release watches', (stage
   });
 
   it("every alarm a deployment watches can fire within its bake time (period × evaluation periods, from the template); the consumer's only its own errors", () => {
-    const bakeSeconds = bakeMinutes(stack.config.release) * 60;
+    const bakeSeconds = bakeMinutes(config.release) * 60;
     const windowOf = (alarm: Record<string, unknown>) => {
       const metrics = (alarm.Metrics ?? []) as { Period?: number; MetricStat?: { Period: number } }[];
       const period = (alarm.Period as number | undefined) ?? Math.max(...metrics.map((m) => m.Period ?? m.MetricStat?.Period ?? 0));
       return period * (alarm.EvaluationPeriods as number);
     };
-    for (const { fn, name } of releasedFunctions(stack)) {
+    for (const { fn, name } of released) {
       const group = resources[(aliasPolicy(fn).DeploymentGroupName as { Ref: string }).Ref]!;
       const watched = (group.Properties!.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms.map(
         (alarm) => resources[alarm.Name.Ref]!.Properties!,

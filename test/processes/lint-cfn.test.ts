@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OPERATIONS } from '#contract/operations';
-import { synthStage } from '../infra/synth';
+import { baseStage } from '../infra/templates';
 import { runScript } from '../support/processes';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
@@ -22,7 +22,7 @@ let dir: string;
 let synthesized: TemplateJson;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'lint-cfn-'));
-  synthesized = synthStage('prod').template.toJSON() as TemplateJson;
+  synthesized = baseStage('prod').template.toJSON() as TemplateJson;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -29,6 +29,7 @@ interface Manifest {
   scripts?: Record<string, string>;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
   workspaces?: string[];
 }
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -90,7 +91,11 @@ describe.each(PACKAGES.map((spec) => [spec.name, spec] as const))('the %s packag
     expect(manifest.files).toEqual(['dist', 'CHANGELOG.md']);
     expect(manifest.sideEffects).toBe(false);
     expect(Object.keys(manifest.scripts ?? {})).toEqual(['build']);
-    expect(manifest.devDependencies).toBeUndefined();
+    // A devDependency is only one of its own peers, at the peer's version (the sign-in package's optional SSM
+    // client, which its descriptorFromSsm imports: installed for its type check and tests, never for a user).
+    const peers = manifest.peerDependencies ?? {};
+    for (const [name, version] of Object.entries(manifest.devDependencies ?? {}))
+      expect([name, `^${version}`]).toEqual([name, peers[name]]);
   });
 
   it('its workspace build writes dist/, and npm pack ships exactly that, its manifest, README and CHANGELOG', () => {
