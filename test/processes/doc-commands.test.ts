@@ -133,9 +133,11 @@ describe('the commands this file walks, as written and in order', () => {
     // The file the README's import line reads is the reader's own (docs/migration.md): an empty one here.
     writeFileSync(join(project, 'users.jsonl'), '');
     const shell = readerShell(project, env);
-    const startNpmStart = async (line: string) => {
+    const startNpmStart = async (line: string, name = line) => {
       const started = startShellCommand(withPorts(line), env, shell.cwd());
-      await started.waitFor(new RegExp(`Listening on http://127\\.0\\.0\\.1:${ports.PORT}/v1\\n`), 180_000);
+      await started.waitFor(new RegExp(`Listening on http://127\\.0\\.0\\.1:${ports.PORT}/v1\\n`), 180_000).catch((error: Error) => {
+        throw new Error(`${name} did not start serving: ${error.message}`);
+      });
     };
     let issuedKeyId: string | undefined;
     try {
@@ -144,7 +146,7 @@ describe('the commands this file walks, as written and in order', () => {
       for (const command of walked) {
         if (command.command === 'npm start') {
           // Long-running: started as written, then left serving for the commands after it.
-          await startNpmStart(command.command);
+          await startNpmStart(command.command, named(command));
           continue;
         }
         // The README's key id is a placeholder: the one the last issue-key printed instead.
