@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { freePort } from '../../local/free-port';
-import { type DocCommand, documentCommands, named, outcome, ran, readerShell } from '../support/doc-commands';
+import { type DocCommand, documentCommands, named, outcome, ran, readerEnv, readerShell } from '../support/doc-commands';
 import { killStartedScripts, linkProject, ROOT, startShellCommand } from '../support/processes';
 
 jest.setTimeout(600_000);
@@ -124,11 +124,10 @@ describe('the commands this file walks, as written and in order', () => {
     const project = join(work, doc.replaceAll('/', '-'));
     mkdirSync(project);
     linkProject(project);
-    const { DYNAMODB_ENDPOINT: _endpoint, EVENTS_FILE: _events, PORT: _port, DYNAMODB_PORT: _dynamodbPort, ...inherited } = process.env;
     const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort() };
     // The documents' 3000 and 8000 are npm start's defaults: the test's own free ports instead, through the
     // variables the README and docs/local.md name, in the environment and in any command that spells them.
-    const env = { ...inherited, PORT: String(ports.PORT), DYNAMODB_PORT: String(ports.DYNAMODB_PORT), POWERTOOLS_LOG_LEVEL: 'SILENT' };
+    const env = readerEnv({ PORT: String(ports.PORT), DYNAMODB_PORT: String(ports.DYNAMODB_PORT), POWERTOOLS_LOG_LEVEL: 'SILENT' });
     const withPorts = (command: string) => command.replaceAll(':3000', `:${ports.PORT}`).replaceAll(':8000', `:${ports.DYNAMODB_PORT}`);
     // The file the README's import line reads is the reader's own (docs/migration.md): an empty one here.
     writeFileSync(join(project, 'users.jsonl'), '');

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../local/free-port';
-import { documentCommands, named, outcome, ran, readerShell } from '../support/doc-commands';
+import { documentCommands, named, outcome, ran, readerEnv, readerShell } from '../support/doc-commands';
 import { waitFor } from '../support/poll';
 import {
   descendantPids,
@@ -204,10 +204,11 @@ describe('examples/sign-in-site/README.md, Run it by hand: each command as writt
     rmSync(join(project, 'examples'));
     cpSync(join(ROOT, 'examples'), join(project, 'examples'), { recursive: true, filter: (path) => !path.includes('node_modules') });
     const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), SITE: await freePort() };
-    const api = { ...inherited, PORT: String(ports.PORT), DYNAMODB_PORT: String(ports.DYNAMODB_PORT), POWERTOOLS_LOG_LEVEL: 'SILENT' };
+    const api = readerEnv({ PORT: String(ports.PORT), DYNAMODB_PORT: String(ports.DYNAMODB_PORT), POWERTOOLS_LOG_LEVEL: 'SILENT' });
     // The page's premise, npm start running in the folder (it writes .data/sign-in.json), on free ports.
     const started = startShellCommand('npm start', api, project);
-    const shell = readerShell(project, { ...inherited, PORT: String(ports.SITE) });
+    const site = readerEnv({ PORT: String(ports.SITE) });
+    const shell = readerShell(project, site);
     try {
       await started.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+\/v1\n/, 180_000);
       for (const command of byHand) {
@@ -216,16 +217,16 @@ describe('examples/sign-in-site/README.md, Run it by hand: each command as writt
           continue;
         }
         // Long-running: the site, started as written; PORT (the page names it) is the test's free port, not 4443.
-        const site = startShellCommand(command.command, { ...inherited, PORT: String(ports.SITE) }, shell.cwd());
-        const [, url] = await site.waitFor(/Sign-in site on (https:\/\/localhost:\d+)/, 60_000).catch((error: Error) => {
+        const server = startShellCommand(command.command, site, shell.cwd());
+        const [, url] = await server.waitFor(/Sign-in site on (https:\/\/localhost:\d+)/, 60_000).catch((error: Error) => {
           throw new Error(`${named(command)} did not start the site: ${error.message}`);
         });
         expect(url).toBe(`https://localhost:${ports.SITE}`);
         // The sign-in page over HTTPS, trusting only the certificate the block made.
         const page = await call(url!, readFileSync(join(project, '.data/sign-in-site/cert.pem')));
         expect([page.status, page.body.includes('<h1>Sign in</h1>')]).toEqual([200, true]);
-        process.kill(-site.child.pid!, 'SIGINT');
-        await site.exited;
+        process.kill(-server.child.pid!, 'SIGINT');
+        await server.exited;
       }
       expect(statSync(join(project, '.data/sign-in-site/key.pem')).isFile()).toBe(true);
       expect(pemFiles(join(ROOT, 'examples'))).toEqual([]);

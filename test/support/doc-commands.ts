@@ -55,6 +55,19 @@ export const documentCommands = (root: string, doc: string) => fencedCommands(re
 /** `doc:line: command`, the name a failure gives a command. */
 export const named = ({ doc, line, command }: DocCommand) => `${doc}:${line}: ${command}`;
 
+/** Variables the test's own run sets that a reader's terminal has not: npm's, and the local settings each walk sets itself. */
+const NOT_A_READERS = /^(npm_.*|INIT_CWD|DYNAMODB_ENDPOINT|EVENTS_FILE|PORT|DYNAMODB_PORT|SITE_PORT)$/i;
+
+/**
+ * The environment of a reader's terminal, plus `extra`: this process's, less npm's variables (the
+ * `npm test` running us), the local settings and the node_modules folders on PATH.
+ */
+export function readerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !NOT_A_READERS.test(name)));
+  const path = (process.env.PATH ?? '').split(':').filter((dir) => dir !== '' && !dir.includes('node_modules'));
+  return { ...env, PATH: path.join(':'), ...extra };
+}
+
 /**
  * A reader's shell in `dir`: each command runs with bash, in the folder the previous one left
  * (a `cd` carries over, as in a terminal), with `env`.
