@@ -4,18 +4,32 @@
  * sign-in page over TLS with the certificate it made under .data (none in the tree), and the demo user
  * signs in through the form; Ctrl-C to its process group stops everything it started and frees the
  * ports. A failure (DYNAMODB_PORT taken) is one line on stderr, exit 1, no stack trace, nothing left.
+ * Both commands come from examples/sign-in-site/README.md: its demo line, and its "Run it by hand" block
+ * run as written, in order, in a new linked folder with npm start running (the key and certificate
+ * under .data, npm ci, the site started as shown, its sign-in page fetched over HTTPS trusting that
+ * certificate); a command that exits non-zero, or a site that does not start, fails the test, named.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../local/free-port';
+import { documentCommands, named, outcome, ran, readerEnv, readerShell } from '../support/doc-commands';
 import { waitFor } from '../support/poll';
-import { descendantPids, isRunning, killTree, linkProject, listeningAddresses, ROOT } from '../support/processes';
+import {
+  descendantPids,
+  isRunning,
+  killStartedScripts,
+  killTree,
+  linkProject,
+  listeningAddresses,
+  ROOT,
+  startShellCommand,
+} from '../support/processes';
 
 const workdir = mkdtempSync(join(tmpdir(), 'sign-in-demo-'));
 const running: ChildProcess[] = [];
@@ -82,6 +96,16 @@ const pemFiles = (dir: string): string[] =>
           : [],
   );
 
+/** The example README's commands: its first is the demo's, the rest its "Run it by hand" block. */
+const [demoCommand, ...byHand] = documentCommands(ROOT, 'examples/sign-in-site/README.md');
+
+/** npm's arguments in the README's demo command, as written (`npm run demo`). */
+function documentedDemo(): string[] {
+  const [tool, ...args] = demoCommand!.command.split(' ');
+  expect([named(demoCommand!), tool]).toEqual([named(demoCommand!), 'npm']);
+  return args;
+}
+
 describe('npm run demo', () => {
   it('starts npm start and the site, whose printed URL signs the demo user in; Ctrl-C stops everything', async () => {
     const project = join(workdir, 'project');
@@ -93,7 +117,7 @@ describe('npm run demo', () => {
       ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
       POWERTOOLS_LOG_LEVEL: 'SILENT',
     };
-    const demo = npm(['run', 'demo'], env, project);
+    const demo = npm(documentedDemo(), env, project);
     const [, url, email, password] = await demo.waitFor(
       /open (https:\/\/localhost:\d+) \(accept the self-signed certificate\)[^\n]*\n {2}e-mail: +(\S+)\n {2}password: +(\S+)\n/,
       300_000,
@@ -167,4 +191,48 @@ describe('npm run demo', () => {
       taken.close();
     }
   }, 180_000);
+});
+
+describe('examples/sign-in-site/README.md, Run it by hand: each command as written, in order', () => {
+  it('with npm start running in a new folder linked to the project: the key and certificate, npm ci, the site over HTTPS', async () => {
+    expect(byHand.at(-1)?.command).toMatch(/ npm start$/);
+    const project = join(workdir, 'by-hand');
+    mkdirSync(project);
+    linkProject(project);
+    // npm ci writes the site's node_modules: into a copy of examples/, so the project's own (which
+    // sign-in-site.test.ts runs) is left alone; the copy's `file:../../packages/sign-in` is the linked one.
+    rmSync(join(project, 'examples'));
+    cpSync(join(ROOT, 'examples'), join(project, 'examples'), { recursive: true, filter: (path) => !path.includes('node_modules') });
+    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), SITE: await freePort() };
+    const api = readerEnv({ PORT: String(ports.PORT), DYNAMODB_PORT: String(ports.DYNAMODB_PORT), POWERTOOLS_LOG_LEVEL: 'SILENT' });
+    // The page's premise, npm start running in the folder (it writes .data/sign-in.json), on free ports.
+    const started = startShellCommand('npm start', api, project);
+    const site = readerEnv({ PORT: String(ports.SITE) });
+    const shell = readerShell(project, site);
+    try {
+      await started.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+\/v1\n/, 180_000);
+      for (const command of byHand) {
+        if (!/ npm start$/.test(command.command)) {
+          expect(outcome(command, shell.run(command.command))).toEqual(ran(command));
+          continue;
+        }
+        // Long-running: the site, started as written; PORT (the page names it) is the test's free port, not 4443.
+        const server = startShellCommand(command.command, site, shell.cwd());
+        const [, url] = await server.waitFor(/Sign-in site on (https:\/\/localhost:\d+)/, 60_000).catch((error: Error) => {
+          throw new Error(`${named(command)} did not start the site: ${error.message}`);
+        });
+        expect(url).toBe(`https://localhost:${ports.SITE}`);
+        // The sign-in page over HTTPS, trusting only the certificate the block made.
+        const page = await call(url!, readFileSync(join(project, '.data/sign-in-site/cert.pem')));
+        expect([page.status, page.body.includes('<h1>Sign in</h1>')]).toEqual([200, true]);
+        process.kill(-server.child.pid!, 'SIGINT');
+        await server.exited;
+      }
+      expect(statSync(join(project, '.data/sign-in-site/key.pem')).isFile()).toBe(true);
+      expect(pemFiles(join(ROOT, 'examples'))).toEqual([]);
+    } finally {
+      shell.dispose();
+      killStartedScripts();
+    }
+  }, 420_000);
 });

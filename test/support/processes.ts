@@ -44,6 +44,14 @@ export function startNpmStart(env: NodeJS.ProcessEnv, dir: string) {
   return startProcess('npm', ['start'], env, dir, { detached: true });
 }
 
+/**
+ * Runs a documented long-running command line (`npm start`, `... npm start`) with bash in `dir`,
+ * detached as {@link startNpmStart}: stop it with a signal to its process group, or {@link killStartedScripts}.
+ */
+export function startShellCommand(line: string, env: NodeJS.ProcessEnv, dir: string) {
+  return startProcess('bash', ['-c', line], env, dir, { detached: true });
+}
+
 /** Fills `dir` with links to everything at the project's root but its data and git folders. */
 export function linkProject(dir: string): void {
   for (const name of readdirSync(ROOT)) if (!['.data', '.git'].includes(name)) symlinkSync(join(ROOT, name), join(dir, name));
