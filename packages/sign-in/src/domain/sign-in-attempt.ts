@@ -1,10 +1,10 @@
 /** One counted attempt, trusted or untrusted, up to a verified password or a refusal (sign-in.ts settles it). */
 
-import { DEFAULT_PASSWORD_POLICY } from '#platform/config';
+import { normalizeEmail } from '@white-label-user-management/shared/domain/email';
+import { verifyHash } from '@white-label-user-management/shared/domain/password-hashes';
+import { DEFAULT_PASSWORD_POLICY } from '@white-label-user-management/shared/platform/config';
 import type { LanePlace } from './costly-lane';
-import { normalizeEmail } from './email';
 import { isCostly } from './hash-cost';
-import { verifyHash } from './password-hashes';
 import { type AttemptState, decideAttempt, hashTag, UNTRUSTED_FAILURE_LIMIT } from './sign-in-attempts';
 import { oversized, passwordForms } from './sign-in-inputs';
 import { accountKey } from './sign-in-memory';

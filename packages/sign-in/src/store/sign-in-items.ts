@@ -2,9 +2,9 @@
 
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { AttemptState } from '#domain/sign-in-attempts';
-import type { DeviceRecord } from '#domain/trusted-devices';
-import { DEVICE_SK_PREFIX, SIGN_IN_TABLE } from './table-layout';
+import { DEVICE_SK_PREFIX, SIGN_IN_TABLE } from '@white-label-user-management/shared/store/table-layout';
+import type { AttemptState } from '../domain/sign-in-attempts';
+import type { DeviceRecord } from '../domain/trusted-devices';
 
 /** The attempt state's attributes on its item (SIGN_IN_SK); the TTL attribute is the sign-in table's. */
 export const STATE = {

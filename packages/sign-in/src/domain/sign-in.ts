@@ -6,14 +6,14 @@
  * e-mail no user has; a success clears the count and upgrades the hash, unless a reset came first.
  */
 
-import { normalizeEmail } from './email';
-import { verifyHash } from './password-hashes';
-import { hashPassword } from './passwords';
+import { normalizeEmail } from '@white-label-user-management/shared/domain/email';
+import { verifyHash } from '@white-label-user-management/shared/domain/password-hashes';
+import { hashPassword } from '@white-label-user-management/shared/domain/passwords';
 import { type IssuedSession, issueSession } from './sessions';
 import { attempt } from './sign-in-attempt';
 import { isCurrentHash, matchedOnPrefixOnly } from './sign-in-inputs';
 import { accountKey } from './sign-in-memory';
-import type { IssuedCookie, NewDevice, SignInDeps, SignInInput, SignInResult, Success, SuccessWrite, Verified } from './sign-in-port';
+import type { IssuedDeviceCookie, NewDevice, SignInDeps, SignInInput, SignInResult, Success, SuccessWrite, Verified } from './sign-in-port';
 import { firstMatch } from './sign-in-verify';
 import { issueDeviceCookie, passwordBinding } from './trusted-devices';
 
@@ -73,7 +73,7 @@ export async function succeedWithCookie(
   verified: Verified,
   write: (success: Success & { readonly device: { readonly issue: NewDevice } }) => Promise<SuccessWrite>,
   binding: string,
-): Promise<(IssuedCookie & IssuedSession) | 'distrusted' | undefined> {
+): Promise<(IssuedDeviceCookie & IssuedSession) | 'distrusted' | undefined> {
   const now = (deps.now ?? Date.now)();
   const ownerKey = await deps.store.ownerDeviceKey(ownerId);
   // The previous cookie in its grace gets a new record: the current cookie (perhaps in a lost response) stays valid.

@@ -3,11 +3,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { SignInStore } from '#domain/sign-in';
-import { DEVICE_FAILURE_LIMIT } from '#domain/trusted-devices';
-import type { DocumentClient } from './client';
+import type { DocumentClient } from '@white-label-user-management/shared/store/client';
+import { deviceKey, signInStateKey } from '@white-label-user-management/shared/store/table-layout';
+import type { SignInStore } from '../domain/sign-in';
+import { DEVICE_FAILURE_LIMIT } from '../domain/trusted-devices';
 import { DEVICE, NAMES, retryingConflicts, stateOf } from './sign-in-items';
-import { deviceKey, signInStateKey } from './table-layout';
 
 /** Counts on the sign-in table: the {@link SignInStore} port's `count` and `countTrusted`. */
 export function createSignInCounts(db: DocumentClient, signInTable: string): Pick<SignInStore, 'count' | 'countTrusted'> {

@@ -1,12 +1,22 @@
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { OwnerPasswordPolicy } from '#domain/password-policy';
-import type { SessionStore } from '#domain/sessions';
-import type { SignInRead, SignInStore, Success, SuccessWrite } from '#domain/sign-in';
-import { type DeviceRecord, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '#domain/trusted-devices';
+import type { OwnerPasswordPolicy } from '@white-label-user-management/shared/domain/password-policy';
+import type { DocumentClient } from '@white-label-user-management/shared/store/client';
+import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from '@white-label-user-management/shared/store/owner-policy-item';
+import {
+  DEVICE_SK_PREFIX,
+  deviceKey,
+  LEGACY_FAILED_SIGN_INS_ATTRIBUTE,
+  ownerPolicyKey,
+  REHASHED_AT_ATTRIBUTE,
+  signInStateKey,
+  userKey,
+  userPk,
+} from '@white-label-user-management/shared/store/table-layout';
+import type { SessionStore } from '../domain/sessions';
+import type { SignInRead, SignInStore, Success, SuccessWrite } from '../domain/sign-in';
+import { type DeviceRecord, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '../domain/trusted-devices';
 import { batchGetAll } from './batch-get';
-import type { DocumentClient } from './client';
 import { createOwnerDeviceKeys } from './owner-device-keys';
-import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from './owner-policy-item';
 import { createSessionReads } from './session-reads';
 import { createSignInCounts } from './sign-in-counts';
 import {
@@ -21,16 +31,6 @@ import {
   type TransactItem,
   withoutPrevious,
 } from './sign-in-items';
-import {
-  DEVICE_SK_PREFIX,
-  deviceKey,
-  LEGACY_FAILED_SIGN_INS_ATTRIBUTE,
-  ownerPolicyKey,
-  REHASHED_AT_ATTRIBUTE,
-  signInStateKey,
-  userKey,
-  userPk,
-} from './table-layout';
 
 /** Where the sign-in module works: the stage's users table (profiles, read and rehashed) and its sign-in table (the state). */
 export interface SignInTables {

@@ -1,10 +1,10 @@
 /** The verification an attempt makes: the dummy hash, the forms tried in turn, and the padding that hides a cheaper hash's time. */
 
 import { randomUUID } from 'node:crypto';
-import { type Argon2Setting, formatArgon2Setting } from '#platform/config';
+import { verifyHash } from '@white-label-user-management/shared/domain/password-hashes';
+import { hashPassword } from '@white-label-user-management/shared/domain/passwords';
+import { type Argon2Setting, formatArgon2Setting } from '@white-label-user-management/shared/platform/config';
 import { verificationCost } from './hash-cost';
-import { verifyHash } from './password-hashes';
-import { hashPassword } from './passwords';
 import { isCurrentHash } from './sign-in-inputs';
 import type { SignInDeps } from './sign-in-port';
 import { looksLikeDeviceCookie, openDeviceCookie } from './trusted-devices';

@@ -1,9 +1,9 @@
 /** The sign-in's port and its types: what the rules (sign-in.ts) need from storage, what they take and what they answer. */
 
-import type { Argon2Setting } from '#platform/config';
+import type { OwnerPasswordPolicy } from '@white-label-user-management/shared/domain/password-policy';
+import type { Argon2Setting } from '@white-label-user-management/shared/platform/config';
+import type { SignInResult } from '../types';
 import type { CostlyLane } from './costly-lane';
-import type { OwnerPasswordPolicy } from './password-policy';
-import type { IssuedSession } from './sessions';
 import type { AttemptState } from './sign-in-attempts';
 import type { SignInMemory } from './sign-in-memory';
 import type { DeviceRecord, PresentedDevice } from './trusted-devices';
@@ -53,7 +53,7 @@ export interface Success {
 /** How a success's write ended: done; not done because the hash is no longer the verified one; or because the trusted record changed. */
 export type SuccessWrite = 'done' | 'hash' | 'device';
 
-/** What a sign-in needs from storage (the port); functions/shared/store/sign-in-store.ts implements it on DynamoDB. */
+/** What a sign-in needs from storage (the port); packages/sign-in/src/store/sign-in-store.ts implements it on DynamoDB. */
 export interface SignInStore {
   /** The profile, the attempt state and (with `deviceId`) that device's record, in one strongly consistent read. */
   read(ownerId: string, email: string, deviceId?: string): Promise<SignInRead>;
@@ -105,21 +105,10 @@ export interface SignInStore {
   revokeDevices(ownerId: string, email: string, deviceId?: string): Promise<number>;
 }
 
-/** A fresh device cookie, returned on every success: the tool keeps it in the browser until `deviceCookieExpiresAt`. */
-export interface IssuedCookie {
-  readonly deviceCookie: string;
-  /** ISO instant: the cookie's Expires. */
-  readonly deviceCookieExpiresAt: string;
-}
-
-/** How a sign-in ends: an outcome, never an error, for a wrong password, an unknown e-mail or a refusal. */
-export type SignInResult =
-  | ({ readonly outcome: 'ok' } & IssuedCookie & IssuedSession)
-  | { readonly outcome: 'wrong' }
-  | ({ readonly outcome: 'must-reset' } & IssuedCookie)
-  | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number }
-  | { readonly outcome: 'locked' }
-  | { readonly outcome: 'busy'; readonly retryAfterSeconds: number };
+// A fresh device cookie, returned on every success: the tool keeps it in the browser until `deviceCookieExpiresAt`
+// (IssuedDeviceCookie). How a sign-in ends: an outcome, never an error, for a wrong password, an unknown e-mail or a
+// refusal (SignInResult). Both are declared once, in the package's public types (../types.ts).
+export type { IssuedDeviceCookie, SignInResult } from '../types';
 
 /** The outcomes that refuse before or instead of a verified password. */
 export type SignInRefusal = Extract<SignInResult, { outcome: 'wrong' | 'throttled' | 'locked' | 'busy' }>;
