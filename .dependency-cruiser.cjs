@@ -20,8 +20,14 @@ module.exports = {
       name: 'domain-is-plain',
       comment: 'The domain is plain functions and the ports they declare: no AWS SDK, middy or Lambda types, no store, no HTTP, no events.',
       severity: 'error',
-      from: { path: '^functions/shared/domain/' },
-      to: { path: ['^functions/shared/(store|http|events)/', 'node_modules/(@aws-sdk|@smithy|@middy|@types/aws-lambda)/'] },
+      from: { path: '^(functions/shared|packages/sign-in/src)/domain/' },
+      to: {
+        path: [
+          '^functions/shared/(store|http|events)/',
+          '^packages/sign-in/src/store/',
+          'node_modules/(@aws-sdk|@smithy|@middy|@types/aws-lambda)/',
+        ],
+      },
     },
     {
       name: 'contract-is-innermost',
@@ -41,7 +47,7 @@ module.exports = {
       name: 'store-below-http',
       comment: 'Adapters implement the domain ports; they know nothing of requests and responses.',
       severity: 'error',
-      from: { path: '^functions/shared/store/' },
+      from: { path: '^(functions/shared|packages/sign-in/src)/store/' },
       to: { path: '^functions/shared/(http|events)/' },
     },
     {
@@ -50,6 +56,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^(functions|packages/sign-in)/' },
       to: { path: '^(codegen|local|scripts|bench|capacity|admin|lib|bin|test|packages/client)/' },
+    },
+    {
+      name: 'functions-not-sign-in',
+      comment:
+        "What a Lambda function imports lives in functions/: it imports nothing of the packages (the sign-in package's rules included).",
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^packages/' },
+    },
+    {
+      name: 'sign-in-imports-shared-by-name',
+      comment:
+        "The sign-in package imports what it needs of functions/shared by the workspace's name (@white-label-user-management/shared), never by a relative path into functions/.",
+      severity: 'error',
+      from: { path: '^packages/sign-in/src/' },
+      to: { path: '^functions/', dependencyTypesNot: ['aliased-workspace'] },
     },
     {
       name: 'admin-not-local',
@@ -128,6 +150,9 @@ module.exports = {
     // The packages' build output (gitignored): its sources are checked instead.
     exclude: { path: '^packages/[^/]+/dist/' },
     tsPreCompilationDeps: true,
+    // functions/shared is a workspace of its own (@white-label-user-management/shared) with no dependencies listed: what its
+    // modules import is the root's, so a module's package.json is read together with those above it, up to the root's.
+    combinedDependencies: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],

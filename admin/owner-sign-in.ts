@@ -5,11 +5,11 @@
  */
 
 import { normalizeEmail } from '#domain/email';
-import type { SignInStore } from '#domain/sign-in';
+import type { SignInStore } from '#sign-in/domain/sign-in';
+import { createSignInStore } from '#sign-in/store/sign-in-store';
 import { createDocumentClient } from '#store/client';
 import { adminEndpoint, LOCAL_TABLES } from '#store/local-engine';
 import { createOwnersStore } from '#store/owners-store';
-import { createSignInStore } from '#store/sign-in-store';
 import { checkEmail, UsageError } from './key-commands';
 
 /** The options naming a deployed stage's tables (or USERS_TABLE_NAME, OWNERS_TABLE_NAME, SIGN_IN_TABLE_NAME). */

@@ -10,7 +10,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { revokeDevices } from '#domain/sign-in-devices';
+import { revokeDevices } from '#sign-in/domain/sign-in-devices';
 import { checkEmail, UsageError } from './key-commands';
 import { SIGN_IN_TABLE_OPTIONS, withOwnerSignIn } from './owner-sign-in';
 

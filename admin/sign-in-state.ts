@@ -10,8 +10,8 @@
 
 import { parseArgs } from 'node:util';
 import { normalizeEmail } from '#domain/email';
-import { hashTag, inForce, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
-import { listDevices } from '#domain/sign-in-devices';
+import { hashTag, inForce, UNTRUSTED_FAILURE_LIMIT } from '#sign-in/domain/sign-in-attempts';
+import { listDevices } from '#sign-in/domain/sign-in-devices';
 import { UsageError } from './key-commands';
 import { SIGN_IN_TABLE_OPTIONS, withOwnerSignIn } from './owner-sign-in';
 

@@ -1,5 +1,5 @@
 /**
- * The requests each sign-in outcome sends to the users and sign-in tables, as functions/shared/store/sign-in-store.ts
+ * The requests each sign-in outcome sends to the users and sign-in tables, as packages/sign-in/src/store/sign-in-store.ts
  * sends them, for the capacity model: billed by AWS's rules (capacity/request-units.ts), not by DynamoDB
  * Local's ConsumedCapacity, which bills a missing item's read nothing and a transaction once per item.
  * test/integration/request-units.test.ts records the requests the module really sends on DynamoDB

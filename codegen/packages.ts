@@ -7,7 +7,7 @@
  * Each workspace's `build` script runs it (scripts/build-packages.ts); the root's `prepare` runs those.
  */
 
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import ts from 'typescript';
@@ -42,8 +42,16 @@ export const DATA_FILES: readonly { readonly module: string; readonly file: stri
 /** Bundled modules that use `import.meta.url` to resolve modules, not to read a file beside themselves. */
 export const NO_DATA_FILE: readonly string[] = [
   // Resolves @node-rs/argon2 and bcryptjs for the costly lane's worker threads (createRequire).
-  'functions/shared/domain/verify-worker.ts',
+  'packages/sign-in/src/domain/verify-worker.ts',
 ];
+
+/** What a package's bundle leaves as imports: the npm packages its manifest lists (dependencies and peers), with their subpaths. */
+function externalsOf(dir: string): string[] {
+  if (!existsSync(join(dir, 'package.json'))) return [];
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+  return names.flatMap((name) => [name, `${name}/*`]);
+}
 
 /** A package's dist/ folder. */
 export const distOf = (root: string, spec: PackageSpec) => resolve(root, spec.dir, 'dist');
@@ -67,21 +75,29 @@ function declarationsOf(root: string, source: string): Map<string, string> {
   if (diagnostics.length > 0)
     throw new Error(ts.formatDiagnostics(diagnostics, { ...ts.sys, getCanonicalFileName: (f) => f, getNewLine: () => '\n' }));
   const folder = dirname(resolve(root, source));
-  const files = new Map<string, string>();
+  const emitted = new Map<string, string>();
   for (const file of program.getSourceFiles()) {
     if (!file.fileName.startsWith(`${folder}/`)) continue;
-    program.emit(file, (_, data) => files.set(relative(folder, file.fileName).replace(/\.ts$/, '.d.ts'), data));
+    program.emit(file, (_, data) => emitted.set(relative(folder, file.fileName).replace(/\.ts$/, '.d.ts'), data));
   }
   const entry = basename(source).replace(/\.ts$/, '.d.ts');
-  if (!files.has(entry)) throw new Error(`no declarations emitted for ${source}`);
-  for (const [file, text] of files) {
-    const outside = [...text.matchAll(/(?:from |import\()['"]([.#/][^'"]*)['"]/g)]
-      .map((m) => m[1]!)
-      .filter((target) => !target.startsWith('./') || !files.has(join(dirname(file), target).replace(/\.js$/, '.d.ts')));
+  if (!emitted.has(entry)) throw new Error(`no declarations emitted for ${source}`);
+  // Only what the entry's declarations import, file by file: the bundled rules' own declarations (src/domain, src/store) stay out.
+  const files = new Map<string, string>();
+  const pending = [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (files.has(file)) continue;
+    const text = emitted.get(file)!;
+    files.set(file, text);
+    const targets = [...text.matchAll(/(?:from |import\()['"]([.#/][^'"]*)['"]/g)].map((m) => m[1]!);
+    const outside = targets.filter(
+      (target) => !target.startsWith('./') || !emitted.has(join(dirname(file), target).replace(/\.js$/, '.d.ts')),
+    );
     if (outside.length > 0)
       throw new Error(
         `${source}: the declarations of ${file} import ${outside.join(', ')}; declare the public types in the entry's own folder`,
       );
+    pending.push(...targets.map((target) => join(dirname(file), target).replace(/\.js$/, '.d.ts')));
   }
   return files;
 }
@@ -104,13 +120,16 @@ export async function buildPackage(root: string, spec: PackageSpec, outDir = res
     platform: 'node',
     format: 'esm',
     target: spec.node,
-    // npm dependencies stay imports (installed beside the package); the repository's own modules are bundled.
-    packages: 'external',
+    // npm dependencies stay imports (installed beside the package); the repository's own modules, the private
+    // workspace @white-label-user-management/shared included, are bundled.
+    external: externalsOf(resolve(root, spec.dir)),
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
   });
   written.push(join(dist, 'index.js'));
+  const bundledPackage = Object.keys(metafile.inputs).find((input) => input.includes('node_modules/'));
+  if (bundledPackage) throw new Error(`${spec.name}: the bundle holds ${bundledPackage}; list its package in the package's dependencies`);
   for (const input of Object.keys(metafile.inputs)) {
     if (!readFileSync(resolve(root, input), 'utf8').includes('import.meta.url')) continue;
     if (NO_DATA_FILE.some((module) => resolve(root, module) === resolve(root, input))) continue;

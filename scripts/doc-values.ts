@@ -7,13 +7,13 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ECHOED_NAME_CODE_POINTS } from '#contract/messages';
-import { LANE_OVERHEAD_MIB } from '#domain/costly-lane';
 import { BLOCKLIST_COUNTS } from '#domain/generated/blocklist';
-import { BCRYPT_MAX_BYTES } from '#domain/sign-in';
-import { FREE_FAILURES, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
-import { SIGN_IN_MEMORY_BOUND_MIB } from '#domain/sign-in-memory';
-import * as devices from '#domain/trusted-devices';
 import { DEFAULT_API_KEY_CACHE_TTL_SECONDS } from '#platform/config';
+import { LANE_OVERHEAD_MIB } from '#sign-in/domain/costly-lane';
+import { BCRYPT_MAX_BYTES } from '#sign-in/domain/sign-in';
+import { FREE_FAILURES, UNTRUSTED_FAILURE_LIMIT } from '#sign-in/domain/sign-in-attempts';
+import { SIGN_IN_MEMORY_BOUND_MIB } from '#sign-in/domain/sign-in-memory';
+import * as devices from '#sign-in/domain/trusted-devices';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

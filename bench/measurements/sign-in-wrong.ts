@@ -1,6 +1,6 @@
 /** A wrong password within an account's free failures: `wrong` (the next user once one has had them all). */
 
-import { FREE_FAILURES } from '#domain/sign-in-attempts';
+import { FREE_FAILURES } from '#sign-in/domain/sign-in-attempts';
 import { signInMeasurement, WRONG } from '../sign-in';
 
 export const measurement = signInMeasurement('sign-in-wrong', {

@@ -34,11 +34,11 @@ const { newOwner, startLocalServer, uniqueEmail } = await import('../support/loc
 const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
 const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
 const { default: bcrypt } = await import('bcryptjs');
-const { createCostlyLane } = await import('#domain/costly-lane');
-const { signIn } = await import('#domain/sign-in');
-const { createSignInMemory } = await import('#domain/sign-in-memory');
+const { createCostlyLane } = await import('#sign-in/domain/costly-lane');
+const { signIn } = await import('#sign-in/domain/sign-in');
+const { createSignInMemory } = await import('#sign-in/domain/sign-in-memory');
 const { localConnection } = await import('#store/client');
-const { createSignInStore } = await import('#store/sign-in-store');
+const { createSignInStore } = await import('#sign-in/store/sign-in-store');
 const { processStores } = await import('#store/stores');
 
 let server: Awaited<ReturnType<typeof startLocalServer>>;

@@ -158,6 +158,11 @@ describe.each(OPERATIONS)('%s asset', (operation) => {
     expect(sources).not.toContain('functions/shared/contract/operations.ts');
   });
 
+  it("carries none of the sign-in's code: nothing of the sign-in package, which no API function runs", () => {
+    const { sources } = JSON.parse(readFileSync(join(assetDirs[operation], 'index.mjs.map'), 'utf8')) as { sources: string[] };
+    expect(sources.filter((source) => source.startsWith('packages/'))).toEqual([]);
+  });
+
   it('carries the password blocklist in generated/ beside index.mjs, byte for byte the generated file', () => {
     const carried = join(assetDirs[operation], 'generated', basename(BLOCKLIST_SOURCE));
     expect(existsSync(carried)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * Sessions that end (functions/shared/domain/sessions.ts, docs/adr/0033-sessions-that-end.md), through the
+ * Sessions that end (packages/sign-in/src/domain/sessions.ts, docs/adr/0033-sessions-that-end.md), through the
  * sign-in package's entry on DynamoDB Local, on users the service stored, with a fake clock: checkSession
  * answers `ended` after an API reset, a deletion (and for a re-created user), an owner's reset of its own
  * account, a change of password from another session, a revocation of the user's devices (all, or the
@@ -13,10 +13,10 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import bcrypt from 'bcryptjs';
 import { resetOwnerPassword } from '#domain/owners';
-import { checkSession as checkSessionRule } from '#domain/sessions';
 import { formatArgon2Setting } from '#platform/config';
+import { checkSession as checkSessionRule } from '#sign-in/domain/sessions';
+import { createSignInStore } from '#sign-in/store/sign-in-store';
 import { localConnection } from '#store/client';
-import { createSignInStore } from '#store/sign-in-store';
 import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';

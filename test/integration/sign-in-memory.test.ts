@@ -1,5 +1,5 @@
 /**
- * What the sign-in keeps in memory (functions/shared/domain/sign-in-memory.ts), on DynamoDB Local with the
+ * What the sign-in keeps in memory (packages/sign-in/src/domain/sign-in-memory.ts), on DynamoDB Local with the
  * real adapter: refusals answered without a read during a wait the process knows of, for at most the
  * stated time and for known and unknown e-mails alike, within the stated bound; a `wrong` against a hash
  * cheaper than the stage's padded by waiting, not computing; an unknown e-mail of an owner whose users
@@ -12,10 +12,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import bcrypt from 'bcryptjs';
-import { createCostlyLane } from '#domain/costly-lane';
 import { verifyHash } from '#domain/password-hashes';
-import { type SignInDeps, signIn } from '#domain/sign-in';
-import { FREE_FAILURES } from '#domain/sign-in-attempts';
+import { formatArgon2Setting } from '#platform/config';
+import { createCostlyLane } from '#sign-in/domain/costly-lane';
+import { type SignInDeps, signIn } from '#sign-in/domain/sign-in';
+import { FREE_FAILURES } from '#sign-in/domain/sign-in-attempts';
 import {
   accountKey,
   costClass,
@@ -23,10 +24,9 @@ import {
   REFUSAL_MEMORY,
   SIGN_IN_MEMORY_BOUND_MIB,
   type SignInMemory,
-} from '#domain/sign-in-memory';
-import { formatArgon2Setting } from '#platform/config';
+} from '#sign-in/domain/sign-in-memory';
+import { createSignInStore } from '#sign-in/store/sign-in-store';
 import { localConnection } from '#store/client';
-import { createSignInStore } from '#store/sign-in-store';
 import { processStores } from '#store/stores';
 import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';

@@ -16,11 +16,13 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
-import { changePassword } from '#domain/change-password';
-import { createCostlyLane } from '#domain/costly-lane';
 import { verifyHash } from '#domain/password-hashes';
-import { checkSession } from '#domain/sessions';
-import { type SignInDeps, type SignInStore, signIn } from '#domain/sign-in';
+import { passesRecordFilter } from '#events/record-filter';
+import { formatArgon2Setting } from '#platform/config';
+import { changePassword } from '#sign-in/domain/change-password';
+import { createCostlyLane } from '#sign-in/domain/costly-lane';
+import { checkSession } from '#sign-in/domain/sessions';
+import { type SignInDeps, type SignInStore, signIn } from '#sign-in/domain/sign-in';
 import {
   FREE_FAILURES,
   fastestLockoutSeconds,
@@ -29,12 +31,10 @@ import {
   UNKNOWN_STATE_DAYS,
   UNTRUSTED_FAILURE_LIMIT,
   waitAfterFailure,
-} from '#domain/sign-in-attempts';
-import { listDevices, revokeDevices } from '#domain/sign-in-devices';
-import { passesRecordFilter } from '#events/record-filter';
-import { formatArgon2Setting } from '#platform/config';
+} from '#sign-in/domain/sign-in-attempts';
+import { listDevices, revokeDevices } from '#sign-in/domain/sign-in-devices';
+import { createSignInStore } from '#sign-in/store/sign-in-store';
 import { localConnection } from '#store/client';
-import { createSignInStore } from '#store/sign-in-store';
 import { processStores } from '#store/stores';
 import { SIGN_IN_SK, signInStateKey, userKey, userPk } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';

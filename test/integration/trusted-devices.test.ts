@@ -1,5 +1,5 @@
 /**
- * Trusted devices (functions/shared/domain/trusted-devices.ts, docs/adr/0028-trusted-devices.md), through
+ * Trusted devices (packages/sign-in/src/domain/trusted-devices.ts, docs/adr/0028-trusted-devices.md), through
  * the sign-in package's entry (packages/sign-in/src/index.ts) on DynamoDB Local, on users the service
  * stored: a user holding a device cookie signs in through an attacker's 60 hours of guesses; without one
  * the NIST schedule holds; a forged, expired, voided, another user's or another owner's cookie gives
@@ -13,16 +13,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import bcrypt from 'bcryptjs';
-import { createCostlyLane } from '#domain/costly-lane';
 import { verifyHash } from '#domain/password-hashes';
-import { type SignInDeps, signIn as signInRule } from '#domain/sign-in';
-import { FREE_FAILURES, fastestLockoutSeconds, hashTag, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
-import { revokeDevices as revokeDevicesRule } from '#domain/sign-in-devices';
-import { createSignInMemory } from '#domain/sign-in-memory';
-import { DEVICE_COOKIE_DAYS, DEVICE_FAILURE_LIMIT, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '#domain/trusted-devices';
 import { formatArgon2Setting } from '#platform/config';
+import { createCostlyLane } from '#sign-in/domain/costly-lane';
+import { type SignInDeps, signIn as signInRule } from '#sign-in/domain/sign-in';
+import { FREE_FAILURES, fastestLockoutSeconds, hashTag, UNTRUSTED_FAILURE_LIMIT } from '#sign-in/domain/sign-in-attempts';
+import { revokeDevices as revokeDevicesRule } from '#sign-in/domain/sign-in-devices';
+import { createSignInMemory } from '#sign-in/domain/sign-in-memory';
+import { DEVICE_COOKIE_DAYS, DEVICE_FAILURE_LIMIT, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '#sign-in/domain/trusted-devices';
+import { createSignInStore } from '#sign-in/store/sign-in-store';
 import { localConnection } from '#store/client';
-import { createSignInStore } from '#store/sign-in-store';
 import { processStores } from '#store/stores';
 import { DEVICE_SK_PREFIX, signInStateKey, userKey, userPk } from '#store/table-layout';
 import { handler as createUser } from '../../functions/createUser/handler';

@@ -7,9 +7,9 @@
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
-import { REFUSAL_MEMORY } from '#domain/sign-in-memory';
 import { formatArgon2Setting, readPasswordSettings } from '#platform/config';
+import { UNTRUSTED_FAILURE_LIMIT } from '#sign-in/domain/sign-in-attempts';
+import { REFUSAL_MEMORY } from '#sign-in/domain/sign-in-memory';
 import { localConnection } from '#store/client';
 import { processStores } from '#store/stores';
 import { signInStateKey, userKey } from '#store/table-layout';

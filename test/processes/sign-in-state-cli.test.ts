@@ -6,8 +6,8 @@
 
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { FREE_FAILURES, hashTag, NO_PROFILE_TAG, UNTRUSTED_FAILURE_LIMIT } from '#domain/sign-in-attempts';
 import { formatArgon2Setting } from '#platform/config';
+import { FREE_FAILURES, hashTag, NO_PROFILE_TAG, UNTRUSTED_FAILURE_LIMIT } from '#sign-in/domain/sign-in-attempts';
 import { localConnection } from '#store/client';
 import { processStores } from '#store/stores';
 import { signInStateKey, userKey } from '#store/table-layout';

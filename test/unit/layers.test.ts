@@ -5,7 +5,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -26,14 +26,23 @@ function cruise(cwd: string) {
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-/** A copy of what the check reads (functions/, packages/, admin/, local/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules. */
+/** A copy of what the check reads (functions/, packages/, admin/, local/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules but for the workspaces. */
 function copyOfTree(): string {
   const dir = mkdtempSync(join(tmpdir(), 'layers-'));
   copies.push(dir);
   for (const path of ['functions', 'packages', 'admin', 'local', 'codegen', '.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) {
     cpSync(join(ROOT, path), join(dir, path), { recursive: true });
   }
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  // node_modules shared, but for the workspaces' links, which point into the copy (the sign-in package imports functions/shared by name).
+  mkdirSync(join(dir, 'node_modules/@white-label-user-management'), { recursive: true });
+  for (const entry of readdirSync(join(ROOT, 'node_modules')))
+    if (entry !== '@white-label-user-management') symlinkSync(join(ROOT, 'node_modules', entry), join(dir, 'node_modules', entry));
+  for (const [name, path] of [
+    ['shared', 'functions/shared'],
+    ['sign-in', 'packages/sign-in'],
+    ['client', 'packages/client'],
+  ])
+    symlinkSync(join(dir, path!), join(dir, 'node_modules/@white-label-user-management', name!));
   return dir;
 }
 
@@ -56,18 +65,53 @@ describe('the layer check', () => {
     ['an import cycle', 'platform/logger.ts', "import './metrics';\n", 'no-circular'],
     [
       "a module the sign-in entry reaches importing the contract's validators",
-      'store/sign-in-store.ts',
-      "import '#contract/generated/validators/index';",
+      '../../packages/sign-in/src/store/sign-in-store.ts',
+      "import '@white-label-user-management/shared/contract/generated/validators/index';",
       'sign-in-is-not-the-pipeline',
     ],
     // Its messages (plain text) it may share: changePassword refuses in the API's words.
     [
       'a module the sign-in entry reaches importing the catalogue',
-      'domain/sign-in.ts',
-      "import '#contract/operations';",
+      '../../packages/sign-in/src/domain/sign-in.ts',
+      "import '@white-label-user-management/shared/contract/operations';",
       'sign-in-is-not-the-pipeline',
     ],
-    ['a module the sign-in entry reaches importing middy', 'domain/sign-in.ts', "import '@middy/core';", 'sign-in-is-not-the-pipeline'],
+    [
+      'a module the sign-in entry reaches importing middy',
+      '../../packages/sign-in/src/domain/sign-in.ts',
+      "import '@middy/core';",
+      'sign-in-is-not-the-pipeline',
+    ],
+    [
+      'a module the sign-in entry reaches, in the shared workspace, importing the HTTP layer',
+      'domain/email.ts',
+      "import '#http/errors';",
+      'sign-in-is-not-the-pipeline',
+    ],
+    [
+      'a sign-in domain file importing the AWS SDK',
+      '../../packages/sign-in/src/domain/sessions.ts',
+      "import '@aws-sdk/client-dynamodb';",
+      'domain-is-plain',
+    ],
+    [
+      'a sign-in domain file importing its store',
+      '../../packages/sign-in/src/domain/sign-in.ts',
+      "import '../store/batch-get';",
+      'domain-is-plain',
+    ],
+    [
+      'a Lambda function importing the sign-in package',
+      'domain/users.ts',
+      "import '../../../packages/sign-in/src/domain/sessions';",
+      'functions-not-sign-in',
+    ],
+    [
+      'the sign-in package importing functions/ by a relative path',
+      '../../packages/sign-in/src/index.ts',
+      "import '../../../functions/shared/domain/email';",
+      'sign-in-imports-shared-by-name',
+    ],
     ['the admin CLI importing local-only code', '../../admin/replay-events.ts', "import '../local/free-port';", 'admin-not-local'],
     [
       'the sign-in package importing local-only code',

@@ -57,12 +57,20 @@ const npm = (args: string[]) => {
 describe('the root package', () => {
   it('stays private, lists the workspaces, and ships nothing itself', () => {
     expect(root.private).toBe(true);
-    expect(root.workspaces).toEqual(['packages/*']);
+    // functions/shared is a private workspace: the sign-in package imports it by name and bundles it.
+    expect(root.workspaces).toEqual(['packages/*', 'functions/shared']);
     expect(root.exports).toBeUndefined();
     expect(root.files).toBeUndefined();
     // `npm install` builds the packages the tests need, through each workspace's own build script.
     expect(root.scripts?.prepare).toBe('npm run -s build:packages');
-    expect(root.scripts?.['build:packages']).toBe('npm run -s build --workspaces');
+    expect(root.scripts?.['build:packages']).toBe('npm run -s build --workspaces --if-present');
+  });
+
+  it('the shared workspace is private, ships nothing and builds nothing', () => {
+    const shared = manifestOf('functions/shared');
+    expect(shared.name).toBe('@white-label-user-management/shared');
+    expect(shared.private).toBe(true);
+    expect(shared.scripts).toBeUndefined();
   });
 
   it("openapi.json's info.version stays 1.0.0", () => {
@@ -118,7 +126,7 @@ describe.each(PACKAGES.map((spec) => [spec.name, spec] as const))('the %s packag
       [...Object.keys(manifest.dependencies ?? {}), ...optionalPeers].sort(),
     );
     // No CommonJS left for a bundler's shim to load. The one exception is the costly lane's worker
-    // (functions/shared/domain/verify-worker.ts): a CommonJS program kept as text and run by
+    // (packages/sign-in/src/domain/verify-worker.ts): a CommonJS program kept as text and run by
     // `new Worker(source, { eval: true })`, so that its `require` calls run in the worker.
     const workerPrograms = bundle.match(/^var WORKER_PROGRAM = `[^`]*`;$/gm) ?? [];
     expect(workerPrograms.length).toBeLessThanOrEqual(1);

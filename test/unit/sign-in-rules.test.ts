@@ -7,8 +7,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
-import { createCostlyLane, type LaneEntry } from '#domain/costly-lane';
-import { isCostly, verificationCost } from '#domain/hash-cost';
+import { LIFECYCLE_RECORD_PATTERNS, matchesPattern, passesRecordFilter } from '#events/record-filter';
+import { DEFAULT_ARGON2_SETTING, OWASP_ARGON2ID_SETTINGS } from '#platform/config';
+import { createCostlyLane, type LaneEntry } from '#sign-in/domain/costly-lane';
+import { isCostly, verificationCost } from '#sign-in/domain/hash-cost';
 import {
   decideAttempt,
   FREE_FAILURES,
@@ -19,11 +21,9 @@ import {
   UNKNOWN_STATE_DAYS,
   UNTRUSTED_FAILURE_LIMIT,
   waitAfterFailure,
-} from '#domain/sign-in-attempts';
-import { DEVICE_FAILURE_LIMIT, MAX_DEVICES_PER_USER } from '#domain/trusted-devices';
-import type { VerifierPool } from '#domain/verify-worker';
-import { LIFECYCLE_RECORD_PATTERNS, matchesPattern, passesRecordFilter } from '#events/record-filter';
-import { DEFAULT_ARGON2_SETTING, OWASP_ARGON2ID_SETTINGS } from '#platform/config';
+} from '#sign-in/domain/sign-in-attempts';
+import { DEVICE_FAILURE_LIMIT, MAX_DEVICES_PER_USER } from '#sign-in/domain/trusted-devices';
+import type { VerifierPool } from '#sign-in/domain/verify-worker';
 
 describe('the wait schedule', () => {
   const waits = Array.from({ length: UNTRUSTED_FAILURE_LIMIT + 1 }, (_, failures) => waitAfterFailure(failures));

@@ -2,7 +2,7 @@
  * The sign-in module a tool's back end imports (`@white-label-user-management/sign-in`, Node.js 20+):
  * it checks a user's password against the profile the service stored, on the stage's users table,
  * and lets the user choose a new one. A thin entry: the rules are the domain's
- * (functions/shared/domain/sign-in.ts, sign-in-attempts.ts, change-password.ts; the same hash formats
+ * (packages/sign-in/src/domain/sign-in.ts, sign-in-attempts.ts, change-password.ts; the same hash formats
  * and ceilings as the import, the same password policy as the API), the storage its DynamoDB adapter;
  * nothing of the Lambda pipeline comes with it. Its public types are declared beside it (types.ts), so the
  * built declarations stand alone.
@@ -10,13 +10,16 @@
 
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { changePassword as changePasswordRule } from '../../../functions/shared/domain/change-password';
-import { createCostlyLane } from '../../../functions/shared/domain/costly-lane';
-import { normalizeEmail } from '../../../functions/shared/domain/email';
-import { checkSession as checkSessionRule, SESSION_LIFETIME_HOURS } from '../../../functions/shared/domain/sessions';
-import { dummyHash, signIn as signInRule } from '../../../functions/shared/domain/sign-in';
-import { listDevices as listDevicesRule, revokeDevices as revokeDevicesRule } from '../../../functions/shared/domain/sign-in-devices';
-import { createSignInMemory } from '../../../functions/shared/domain/sign-in-memory';
+import { normalizeEmail } from '@white-label-user-management/shared/domain/email';
+import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '@white-label-user-management/shared/platform/config';
+import { pwnedRangeCheck } from '@white-label-user-management/shared/platform/pwned-range';
+import { isLoopbackEndpoint, type SignInDescriptor } from './descriptor.js';
+import { changePassword as changePasswordRule } from './domain/change-password';
+import { createCostlyLane } from './domain/costly-lane';
+import { checkSession as checkSessionRule, SESSION_LIFETIME_HOURS } from './domain/sessions';
+import { dummyHash, signIn as signInRule } from './domain/sign-in';
+import { listDevices as listDevicesRule, revokeDevices as revokeDevicesRule } from './domain/sign-in-devices';
+import { createSignInMemory } from './domain/sign-in-memory';
 import {
   deviceCookieName as cookieName,
   DEVICE_COOKIE_DAYS,
@@ -25,11 +28,8 @@ import {
   DEVICE_FAILURE_LIMIT,
   MAX_DEVICES_PER_USER,
   ROTATION_GRACE_SECONDS,
-} from '../../../functions/shared/domain/trusted-devices';
-import { DEFAULT_PASSWORD_POLICY, parseArgon2Setting, parseInteger } from '../../../functions/shared/platform/config';
-import { pwnedRangeCheck } from '../../../functions/shared/platform/pwned-range';
-import { createSignInStore } from '../../../functions/shared/store/sign-in-store';
-import { isLoopbackEndpoint, type SignInDescriptor } from './descriptor.js';
+} from './domain/trusted-devices';
+import { createSignInStore } from './store/sign-in-store';
 import type { DescriptorSignInOptions, SignIn, SignInOptions } from './types.js';
 
 export {

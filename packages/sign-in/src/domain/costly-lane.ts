@@ -20,9 +20,9 @@
  * attempt takes no place at all and replays one of them (lane-ghosts.ts).
  */
 
+import { checkHash } from '@white-label-user-management/shared/domain/password-hashes';
 import { isUsualMigration } from './hash-cost';
 import { createLaneSamples, ghostEntry, sampleClass } from './lane-ghosts';
-import { checkHash } from './password-hashes';
 import { createVerifierPool, type VerifierPool } from './verify-worker';
 
 export interface CostlyLaneOptions {

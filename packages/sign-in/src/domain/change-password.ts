@@ -6,21 +6,13 @@
  * `UserPasswordReset`, as for an API reset.
  */
 
-import { passwordBreached, passwordGuessable, passwordOutOfPolicy } from '#contract/messages';
-import type { PasswordPolicy } from '#platform/config';
-import { normalizeEmail } from './email';
-import { type BreachCheck, checkPasswordOnline, limitsFor } from './password-policy';
-import { hashPassword } from './passwords';
-import type { IssuedSession } from './sessions';
-import {
-  attempt,
-  BYTES_PER_CODE_POINT,
-  type IssuedCookie,
-  type SignInDeps,
-  type SignInRefusal,
-  settle,
-  succeedWithCookie,
-} from './sign-in';
+import { passwordBreached, passwordGuessable, passwordOutOfPolicy } from '@white-label-user-management/shared/contract/messages';
+import { normalizeEmail } from '@white-label-user-management/shared/domain/email';
+import { type BreachCheck, checkPasswordOnline, limitsFor } from '@white-label-user-management/shared/domain/password-policy';
+import { hashPassword } from '@white-label-user-management/shared/domain/passwords';
+import type { PasswordPolicy } from '@white-label-user-management/shared/platform/config';
+import type { ChangePasswordResult } from '../types';
+import { attempt, BYTES_PER_CODE_POINT, type SignInDeps, settle, succeedWithCookie } from './sign-in';
 import { accountKey } from './sign-in-memory';
 import { passwordBinding } from './trusted-devices';
 
@@ -36,11 +28,9 @@ export interface ChangePasswordInput {
 /** The field the refusal messages name: the API's own for a new password (resetUserPassword's). */
 export const NEW_PASSWORD_FIELD = 'new_password';
 
-/** How a change ends: changed, refused by the policy (the contract's reason and message), or a sign-in's refusal of the current password. */
-export type ChangePasswordResult =
-  | ({ readonly outcome: 'changed' } & IssuedCookie & IssuedSession)
-  | { readonly outcome: 'refused'; readonly reason: 'length' | 'guessable' | 'breached'; readonly message: string }
-  | SignInRefusal;
+// How a change ends: changed, refused by the policy (the contract's reason and message), or a sign-in's refusal of the
+// current password; declared once, in the package's public types (../types.ts).
+export type { ChangePasswordResult } from '../types';
 
 export interface ChangePasswordDeps extends SignInDeps {
   /** The stage's length limits (PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH); the owner's minimum replaces the first. */

@@ -4,18 +4,14 @@
  * ("sign out everywhere" when no device is named). The same answer, an empty list, for an e-mail no user has.
  */
 
-import { normalizeEmail } from './email';
+import { normalizeEmail } from '@white-label-user-management/shared/domain/email';
+import type { TrustedDevice } from '../types';
 import type { SignInStore } from './sign-in';
 import { passwordBinding, stillTrusted } from './trusted-devices';
 
-/** One trusted device, as listed: never its secret or digest. */
-export interface TrustedDevice {
-  readonly deviceId: string;
-  /** ISO instants. */
-  readonly firstSignedInAt: string;
-  readonly lastSignedInAt: string;
-  readonly expiresAt: string;
-}
+// One trusted device, as listed: never its secret or digest (its first and last sign-in and its expiry, ISO instants);
+// declared once, in the package's public types (../types.ts).
+export type { TrustedDevice } from '../types';
 
 /** The user's trusted devices, most recently used first. */
 export async function listDevices(

@@ -9,7 +9,7 @@
  * every known user.
  */
 
-import { checkHash } from './password-hashes';
+import { checkHash } from '@white-label-user-management/shared/domain/password-hashes';
 
 /**
  * Answers kept per class (the most recent: few, so that the replay follows the lane within a few known

@@ -11,8 +11,8 @@
  * is enough: it only decides which side of a threshold four times the stage's a hash falls on.
  */
 
-import type { Argon2Setting } from '#platform/config';
-import { checkHash } from './password-hashes';
+import { checkHash } from '@white-label-user-management/shared/domain/password-hashes';
+import type { Argon2Setting } from '@white-label-user-management/shared/platform/config';
 
 /** argon2 units per bcrypt round (2^cost rounds per verification). */
 const BCRYPT_UNITS_PER_ROUND = 200;

@@ -4,7 +4,7 @@
  */
 
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import type { DocumentClient } from './client';
+import type { DocumentClient } from '@white-label-user-management/shared/store/client';
 
 /** What to read from each table: its keys and the read's options (ConsistentRead, ProjectionExpression, names). */
 export type BatchRequest = Record<string, { Keys: Record<string, unknown>[] } & Record<string, unknown>>;

@@ -9,7 +9,7 @@
 
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { HashFormat } from './password-hashes';
+import type { HashFormat } from '@white-label-user-management/shared/domain/password-hashes';
 
 export interface VerifierPool {
   /** Whether `password` matches `stored` (a hash {@link HashFormat} already accepted): on an idle worker, else the first to free up. */

@@ -1,16 +1,16 @@
 /**
- * checkSession's one read (functions/shared/domain/sessions.ts): one strongly consistent BatchGetItem of the
+ * checkSession's one read (packages/sign-in/src/domain/sessions.ts): one strongly consistent BatchGetItem of the
  * profile's creation and update times (users table, attributes the sign-in grant allows), the device's
  * record and, in a process that does not know it yet, the owner's device key (sign-in table). A warm
  * process reads two items, a cold one three: one call either way, and no write (an owner without a key has
  * issued no session, so its values are all `ended`).
  */
 
-import type { SessionStore } from '#domain/sessions';
+import type { DocumentClient } from '@white-label-user-management/shared/store/client';
+import { deviceKey, ownerDeviceKeyKey, userKey } from '@white-label-user-management/shared/store/table-layout';
+import type { SessionStore } from '../domain/sessions';
 import { batchGetAll } from './batch-get';
-import type { DocumentClient } from './client';
 import { DEVICE_KEY_ATTRIBUTE, type OwnerDeviceKeys } from './owner-device-keys';
-import { deviceKey, ownerDeviceKeyKey, userKey } from './table-layout';
 
 export function createSessionReads(
   db: DocumentClient,

@@ -3,9 +3,9 @@
  * past anything a user can have; and what a stored hash says about the match (sign-in.ts).
  */
 
-import type { Argon2Setting } from '#platform/config';
-import { formatArgon2Setting } from '#platform/config';
-import { checkHash } from './password-hashes';
+import { checkHash } from '@white-label-user-management/shared/domain/password-hashes';
+import type { Argon2Setting } from '@white-label-user-management/shared/platform/config';
+import { formatArgon2Setting } from '@white-label-user-management/shared/platform/config';
 
 /** The forms of a password to try, in order: NFC (how the service hashes), then as given when it differs. */
 export const passwordForms = (password: string): readonly string[] => {

@@ -4,9 +4,9 @@
  */
 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { newOwnerDeviceKey } from '#domain/trusted-devices';
-import type { DocumentClient } from './client';
-import { ownerDeviceKeyKey } from './table-layout';
+import type { DocumentClient } from '@white-label-user-management/shared/store/client';
+import { ownerDeviceKeyKey } from '@white-label-user-management/shared/store/table-layout';
+import { newOwnerDeviceKey } from '../domain/trusted-devices';
 
 /** The key's attribute on its item. */
 export const DEVICE_KEY_ATTRIBUTE = 'device_key';

@@ -19,10 +19,10 @@
 import { createHash, createHmac, pbkdf2, randomBytes, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { hash as argon2Hash } from '@node-rs/argon2';
+import { checkHash } from '@white-label-user-management/shared/domain/password-hashes';
+import type { Argon2Setting } from '@white-label-user-management/shared/platform/config';
 import { hash as bcryptHash } from 'bcryptjs';
-import type { Argon2Setting } from '#platform/config';
 import { verificationCost } from './hash-cost';
-import { checkHash } from './password-hashes';
 
 /** How long a remembered refusal answers without a read, and how many e-mails are remembered at most. */
 export const REFUSAL_MEMORY = { ms: 2_000, entries: 10_000 } as const;

@@ -19,21 +19,18 @@
  */
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { normalizeEmail } from './email';
+import { normalizeEmail } from '@white-label-user-management/shared/domain/email';
+import type { SessionResult } from '../types';
 import { MAX_EMAIL_OCTETS } from './sign-in-inputs';
 import { passwordBinding } from './trusted-devices';
 
 /** A session's absolute lifetime from the success that started it (OWASP ASVS 5.0, 7.3.2): then the user signs in again. */
 export const SESSION_LIFETIME_HOURS = 12;
 
-/** What a success hands the tool to keep with its own session. */
-export interface IssuedSession {
-  /** The session value: keep it server-side with the session, never in a cookie the browser can read. */
-  readonly session: string;
-}
-
-/** How checkSession answers. */
-export type SessionResult = { readonly outcome: 'valid' } | { readonly outcome: 'ended' };
+// What a success hands the tool to keep with its own session (IssuedSession: the session value, kept server-side with the
+// session, never in a cookie the browser can read), and how checkSession answers (SessionResult): declared once, in the
+// package's public types (../types.ts).
+export type { IssuedSession, SessionResult } from '../types';
 
 /** What checkSession reads, in one call: the profile's binding, whether the device's record exists, the owner's key. */
 export interface SessionRead {
@@ -45,7 +42,7 @@ export interface SessionRead {
   readonly ownerKey?: Buffer;
 }
 
-/** What checkSession needs from storage (the port); functions/shared/store/session-reads.ts implements it on DynamoDB. */
+/** What checkSession needs from storage (the port); packages/sign-in/src/store/session-reads.ts implements it on DynamoDB. */
 export interface SessionStore {
   /** The profile, the device's record and (unless this process knows it) the owner's device key, in one strongly consistent read. */
   readSession(ownerId: string, email: string, deviceId: string): Promise<SessionRead>;

@@ -1,117 +1,36 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { OwnerPasswordPolicy } from '#domain/password-policy';
-import type { SessionStore } from '#domain/sessions';
-import type { SignInRead, SignInStore, Success, SuccessWrite } from '#domain/sign-in';
-import type { AttemptState } from '#domain/sign-in-attempts';
-import { DEVICE_FAILURE_LIMIT, type DeviceRecord, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '#domain/trusted-devices';
-import { batchGetAll } from './batch-get';
-import type { DocumentClient } from './client';
-import { createOwnerDeviceKeys } from './owner-device-keys';
-import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from './owner-policy-item';
-import { createSessionReads } from './session-reads';
+import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { OwnerPasswordPolicy } from '@white-label-user-management/shared/domain/password-policy';
+import type { DocumentClient } from '@white-label-user-management/shared/store/client';
+import { PASSWORD_POLICY_ATTRIBUTE, toPasswordPolicy } from '@white-label-user-management/shared/store/owner-policy-item';
 import {
   DEVICE_SK_PREFIX,
   deviceKey,
   LEGACY_FAILED_SIGN_INS_ATTRIBUTE,
   ownerPolicyKey,
   REHASHED_AT_ATTRIBUTE,
-  SIGN_IN_TABLE,
   signInStateKey,
   userKey,
   userPk,
-} from './table-layout';
-
-/** The attempt state's attributes on its item (SIGN_IN_SK); the TTL attribute is the sign-in table's. */
-const STATE = { failures: 'failures', waitUntil: 'wait_until', tag: 'hash_tag', expiresAt: SIGN_IN_TABLE.timeToLiveAttribute! } as const;
-const NAMES = { '#failures': STATE.failures, '#wait': STATE.waitUntil, '#tag': STATE.tag, '#expires': STATE.expiresAt };
-
-/** The state an item holds, or undefined when it holds none (absent, or not a state). */
-function stateOf(item: Record<string, unknown> | undefined): AttemptState | undefined {
-  if (!item || typeof item[STATE.failures] !== 'number' || typeof item[STATE.tag] !== 'string') return undefined;
-  return {
-    failures: item[STATE.failures] as number,
-    waitUntil: typeof item[STATE.waitUntil] === 'number' ? (item[STATE.waitUntil] as number) : 0,
-    tag: item[STATE.tag] as string,
-    ...(typeof item[STATE.expiresAt] === 'number' && { expiresAt: item[STATE.expiresAt] as number }),
-  };
-}
-
-/** Whether a transaction was cancelled because the first item's condition failed (the hash is no longer the verified one). */
-const conditionFailed = (error: unknown) =>
-  error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-
-/** Whether a transaction was cancelled because any item's condition failed. */
-const anyConditionFailed = (error: unknown) =>
-  error instanceof TransactionCanceledException &&
-  (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
-
-/** A device record's attributes (trusted-devices.ts); the TTL attribute is the sign-in table's. */
-const DEVICE = {
-  digest: 'secret_digest',
-  binding: 'device_binding',
-  failures: 'failures',
-  expiresAt: SIGN_IN_TABLE.timeToLiveAttribute!,
-  createdAt: 'created_at',
-  lastUsedAt: 'last_used_at',
-  previousDigest: 'previous_digest',
-  previousUntil: 'previous_until',
-} as const;
-const DEVICE_NAMES = {
-  '#digest': DEVICE.digest,
-  '#binding': DEVICE.binding,
-  '#failures': DEVICE.failures,
-  '#expires': DEVICE.expiresAt,
-  '#created': DEVICE.createdAt,
-  '#used': DEVICE.lastUsedAt,
-  '#previous': DEVICE.previousDigest,
-  '#previous_until': DEVICE.previousUntil,
-};
-const { '#previous': _previous, '#previous_until': _until, ...withoutPrevious } = DEVICE_NAMES;
-
-/** The record an item holds, or undefined when it holds none. */
-function deviceOf(item: Record<string, unknown> | undefined): DeviceRecord | undefined {
-  if (!item || typeof item.sk !== 'string' || !item.sk.startsWith(DEVICE_SK_PREFIX) || typeof item[DEVICE.digest] !== 'string')
-    return undefined;
-  return {
-    deviceId: item.sk.slice(DEVICE_SK_PREFIX.length),
-    secretDigest: item[DEVICE.digest] as string,
-    binding: String(item[DEVICE.binding] ?? ''),
-    failures: typeof item[DEVICE.failures] === 'number' ? (item[DEVICE.failures] as number) : 0,
-    expiresAt: typeof item[DEVICE.expiresAt] === 'number' ? (item[DEVICE.expiresAt] as number) : 0,
-    createdAt: String(item[DEVICE.createdAt] ?? ''),
-    lastUsedAt: String(item[DEVICE.lastUsedAt] ?? ''),
-    ...(typeof item[DEVICE.previousDigest] === 'string' && { previousDigest: item[DEVICE.previousDigest] as string }),
-    ...(typeof item[DEVICE.previousUntil] === 'number' && { previousUntil: item[DEVICE.previousUntil] as number }),
-  };
-}
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-/** Whether a write lost to a concurrent transaction on the same item: tried again, as DynamoDB advises. */
-const conflicted = (error: unknown) =>
-  (error as { name?: string } | undefined)?.name === 'TransactionConflictException' ||
-  (error instanceof TransactionCanceledException &&
-    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict'));
-
-async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (!conflicted(error) || attempt >= 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-    }
-  }
-}
+} from '@white-label-user-management/shared/store/table-layout';
+import type { SessionStore } from '../domain/sessions';
+import type { SignInRead, SignInStore, Success, SuccessWrite } from '../domain/sign-in';
+import { type DeviceRecord, MAX_DEVICES_PER_USER, ROTATION_GRACE_SECONDS } from '../domain/trusted-devices';
+import { batchGetAll } from './batch-get';
+import { createOwnerDeviceKeys } from './owner-device-keys';
+import { createSessionReads } from './session-reads';
+import { createSignInCounts } from './sign-in-counts';
+import {
+  anyConditionFailed,
+  conditionFailed,
+  DEVICE,
+  DEVICE_NAMES,
+  deviceOf,
+  NAMES,
+  retryingConflicts,
+  stateOf,
+  type TransactItem,
+  withoutPrevious,
+} from './sign-in-items';
 
 /** Where the sign-in module works: the stage's users table (profiles, read and rehashed) and its sign-in table (the state). */
 export interface SignInTables {
@@ -266,84 +185,7 @@ export function createSignInStore(db: DocumentClient, tables: SignInTables): Sig
       };
     },
 
-    /**
-     * One UpdateItem on the state's item, on condition that it holds exactly the state read: the
-     * upsert is the same for a known and an unknown e-mail (only the TTL differs: set for the one, removed
-     * for the other). On refusal the item found comes back with the error (ALL_OLD): no second read.
-     */
-    async count(ownerId, email, expected, next) {
-      try {
-        await retryingConflicts(() =>
-          db.send(
-            new UpdateCommand({
-              TableName: signInTable,
-              Key: signInStateKey(ownerId, email),
-              UpdateExpression:
-                next.expiresAt === undefined
-                  ? 'SET #failures = :failures, #wait = :wait, #tag = :tag REMOVE #expires'
-                  : 'SET #failures = :failures, #wait = :wait, #tag = :tag, #expires = :expires',
-              ConditionExpression:
-                expected === undefined ? 'attribute_not_exists(pk)' : '#failures = :was_failures AND #wait = :was_wait AND #tag = :was_tag',
-              ExpressionAttributeNames: NAMES,
-              ExpressionAttributeValues: {
-                ':failures': next.failures,
-                ':wait': next.waitUntil,
-                ':tag': next.tag,
-                ...(next.expiresAt !== undefined && { ':expires': next.expiresAt }),
-                ...(expected !== undefined && {
-                  ':was_failures': expected.failures,
-                  ':was_wait': expected.waitUntil,
-                  ':was_tag': expected.tag,
-                }),
-              },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
-          ),
-        );
-        return { counted: true };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        return { counted: false, found: stateOf(error.Item ? unmarshall(error.Item as never) : undefined) };
-      }
-    },
-
-    /**
-     * One UpdateItem on the device's record, apart from the untrusted state: one more failure, on condition
-     * that it holds the digest, is under its limit and unexpired. No other device's failures are involved.
-     */
-    async countTrusted(ownerId, email, device, now, previous = false) {
-      try {
-        await retryingConflicts(() =>
-          db.send(
-            new UpdateCommand({
-              TableName: signInTable,
-              Key: deviceKey(ownerId, email, device.deviceId),
-              // The previous cookie's one attempt: counted as the device's, and the grace ended in the same write.
-              UpdateExpression: previous ? 'ADD #failures :one REMOVE #was, #until' : 'ADD #failures :one',
-              ConditionExpression: previous
-                ? '#was = :digest AND #until > :now_ms AND #failures < :limit AND #expires > :now'
-                : '#digest = :digest AND #failures < :limit AND #expires > :now',
-              ExpressionAttributeNames: {
-                '#failures': DEVICE.failures,
-                '#expires': DEVICE.expiresAt,
-                ...(previous ? { '#was': DEVICE.previousDigest, '#until': DEVICE.previousUntil } : { '#digest': DEVICE.digest }),
-              },
-              ExpressionAttributeValues: {
-                ':one': 1,
-                ':digest': device.secretDigest,
-                ':limit': DEVICE_FAILURE_LIMIT,
-                ':now': Math.floor(now / 1000),
-                ...(previous && { ':now_ms': now }),
-              },
-            }),
-          ),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
+    ...createSignInCounts(db, signInTable),
 
     /**
      * One TransactWriteItems: the profile's hash checked to be the verified one (or, for an upgrade,
