@@ -68,6 +68,14 @@ const RULES: readonly Rule[] = [
     walk: { skipped: "runs the test suite, this file among them: from a test it would run itself, and the whole suite is CI's to run" },
   },
   { doc: 'README.md', command: /^npm run test:staging( |$)/, walk: { skipped: 'runs the http tests against a deployed stage on AWS' } },
+  {
+    doc: 'README.md',
+    command: /^API_KEY=wlk_\.\.\. npm run test:contract( |$)/,
+    walk: {
+      skipped:
+        'needs the key npm start printed in place of wlk_...; test/processes/contract-test.test.ts runs this script so against npm start',
+    },
+  },
   // docs/local.md has no fenced command today; an admin line or npm start added to it is walked here.
   { doc: 'docs/local.md', command: /^npm start$/, walk: { by: HERE } },
   { doc: 'docs/local.md', command: /^npm run -s admin -- /, walk: { by: HERE } },
