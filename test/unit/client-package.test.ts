@@ -5,12 +5,13 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { buildPackage, packageNamed } from '../../codegen/packages';
 import { ROOT } from '../support/processes';
+import { copyOfTree } from '../support/tree-copy';
 
 const copies: string[] = [];
 const scratch = (tag: string) => {
@@ -73,21 +74,8 @@ describe('the layer check on packages/client', () => {
     ['the sign-in package', "import '../../sign-in/src/index';", 'client-stands-alone'],
     ['middy', "import '@middy/core';", 'client-only-openapi-fetch'],
   ])('fails when packages/client imports %s, naming the rule', (_, line, rule) => {
-    const dir = scratch('client-layers-');
-    for (const path of [
-      'packages',
-      'functions',
-      'lib',
-      'local',
-      'admin',
-      'codegen',
-      '.dependency-cruiser.cjs',
-      'package.json',
-      'tsconfig.json',
-    ]) {
-      cpSync(join(ROOT, path), join(dir, path), { recursive: true });
-    }
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    const dir = copyOfTree('client-layers-');
+    copies.push(dir);
     appendFileSync(join(dir, 'packages/client/src/index.ts'), `\n${line}\n`);
     const { status, output } = cruise(dir);
     expect(status).not.toBe(0);

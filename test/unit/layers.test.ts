@@ -5,11 +5,11 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { ROOT } from '../support/processes';
+import { copyOfTree as treeCopy } from '../support/tree-copy';
 
 const CRUISER = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
 const copies: string[] = [];
@@ -26,23 +26,10 @@ function cruise(cwd: string) {
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-/** A copy of what the check reads (functions/, packages/, admin/, local/ and codegen/, its config, package.json's aliases, tsconfig), sharing node_modules but for the workspaces. */
+/** A copy of what the check reads, removed after the file's tests. */
 function copyOfTree(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'layers-'));
+  const dir = treeCopy('layers-');
   copies.push(dir);
-  for (const path of ['functions', 'packages', 'admin', 'local', 'codegen', '.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) {
-    cpSync(join(ROOT, path), join(dir, path), { recursive: true });
-  }
-  // node_modules shared, but for the workspaces' links, which point into the copy (the sign-in package imports functions/shared by name).
-  mkdirSync(join(dir, 'node_modules/@white-label-user-management'), { recursive: true });
-  for (const entry of readdirSync(join(ROOT, 'node_modules')))
-    if (entry !== '@white-label-user-management') symlinkSync(join(ROOT, 'node_modules', entry), join(dir, 'node_modules', entry));
-  for (const [name, path] of [
-    ['shared', 'functions/shared'],
-    ['sign-in', 'packages/sign-in'],
-    ['client', 'packages/client'],
-  ])
-    symlinkSync(join(dir, path!), join(dir, 'node_modules/@white-label-user-management', name!));
   return dir;
 }
 
