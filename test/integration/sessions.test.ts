@@ -23,8 +23,9 @@ import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
 import { createSignIn, SESSION } from '../../packages/sign-in/src/index';
+import { ownerWithId } from '../hardening/support/world';
 import { invoke } from '../support/events';
-import { newOwner, uniqueEmail } from '../support/local';
+import { uniqueEmail } from '../support/local';
 
 const { config, stores } = processStores();
 const endpoint = process.env.DYNAMODB_ENDPOINT!;
@@ -37,15 +38,11 @@ const tool = createSignIn({
   now: () => clock,
 });
 
-type Owner = { ownerEmail: string; apiKey: string; ownerId: string };
+type Owner = Awaited<ReturnType<typeof ownerWithId>>;
 let owner: Owner;
 let other: Owner;
-const ownerOf = async (tag: string): Promise<Owner> => {
-  const made = await newOwner(tag);
-  return { ...made, ownerId: (await stores.owners.findOwner(made.ownerEmail))!.ownerId };
-};
 beforeAll(async () => {
-  [owner, other] = await Promise.all([ownerOf('sessions'), ownerOf('sessions-other')]);
+  [owner, other] = await Promise.all([ownerWithId('sessions'), ownerWithId('sessions-other')]);
 });
 afterAll(() => tool.close());
 
@@ -87,7 +84,7 @@ describe('checkSession ends a session', () => {
   });
 
   it("after admin reset-owner-password, on the owner's own account", async () => {
-    const own = await ownerOf('sessions-own');
+    const own = await ownerWithId('sessions-own');
     const first = await resetOwnerPassword(stores.owners, own.ownerEmail, config);
     const signedIn = await tool.signIn({ ownerId: own.ownerId, email: own.ownerEmail, password: first.password });
     if (signedIn.outcome !== 'ok') throw new Error(signedIn.outcome);

@@ -29,8 +29,9 @@ import { handler as createUser } from '../../functions/createUser/handler';
 import { handler as deleteUser } from '../../functions/deleteUser/handler';
 import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
 import { createSignIn, DEVICE_COOKIE, deviceCookieName, type SignInResult } from '../../packages/sign-in/src/index';
+import { ownerWithId } from '../hardening/support/world';
 import { invoke } from '../support/events';
-import { newOwner, uniqueEmail } from '../support/local';
+import { uniqueEmail } from '../support/local';
 
 const { config, stores } = processStores();
 const endpoint = process.env.DYNAMODB_ENDPOINT!;
@@ -45,15 +46,11 @@ const tool = createSignIn({
   now: () => clock,
 });
 
-type Owner = { ownerEmail: string; apiKey: string; ownerId: string };
+type Owner = Awaited<ReturnType<typeof ownerWithId>>;
 let owner: Owner;
 let other: Owner;
-const ownerOf = async (tag: string): Promise<Owner> => {
-  const made = await newOwner(tag);
-  return { ...made, ownerId: (await stores.owners.findOwner(made.ownerEmail))!.ownerId };
-};
 beforeAll(async () => {
-  [owner, other] = await Promise.all([ownerOf('trusted'), ownerOf('trusted-other')]);
+  [owner, other] = await Promise.all([ownerWithId('trusted'), ownerWithId('trusted-other')]);
 });
 afterAll(() => tool.close());
 

@@ -46,9 +46,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The tool's back end under attack: prints one JSON line. */
-const SCRIPT = `import { readFileSync } from 'node:fs';
-import { createSignIn } from ${JSON.stringify(pathToFileURL(join(ROOT, 'packages/sign-in/dist/index.js')).href)};
+/** What both scripts start with: the built package's sign-in, on the engine and tables the input names. */
+const TOOL = `import { createSignIn } from ${JSON.stringify(pathToFileURL(join(ROOT, 'packages/sign-in/dist/index.js')).href)};
 const input = JSON.parse(process.argv[2]);
 const tool = createSignIn({
   usersTable: input.usersTable,
@@ -57,7 +56,11 @@ const tool = createSignIn({
   dynamodb: { endpoint: input.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
 });
 const { ownerId } = input;
-const signIn = (email, password) => tool.signIn({ ownerId, email, password });
+`;
+
+/** The tool's back end under attack: prints one JSON line. */
+const SCRIPT = `import { readFileSync } from 'node:fs';
+${TOOL}const signIn = (email, password) => tool.signIn({ ownerId, email, password });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const memory = (field) => Number(new RegExp('^' + field + ':\\\\s+(\\\\d+) kB$', 'm').exec(readFileSync('/proc/self/status', 'utf8'))[1]);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -170,16 +173,7 @@ it('under 40 wrong guesses in flight at 10 ceiling-hash accounts, at least 19 of
 
 /** The tool's back end under a spray of fresh e-mails: prints one JSON line. */
 const SPRAY = `import { randomBytes } from 'node:crypto';
-import { createSignIn } from ${JSON.stringify(pathToFileURL(join(ROOT, 'packages/sign-in/dist/index.js')).href)};
-const input = JSON.parse(process.argv[2]);
-const tool = createSignIn({
-  usersTable: input.usersTable,
-  signInTable: input.signInTable,
-  argon2Setting: input.argon2Setting,
-  dynamodb: { endpoint: input.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
-});
-const { ownerId } = input;
-const signIn = (email, password, deviceCookie) => tool.signIn({ ownerId, email, password, ...(deviceCookie && { deviceCookie }) });
+${TOOL}const signIn = (email, password, deviceCookie) => tool.signIn({ ownerId, email, password, ...(deviceCookie && { deviceCookie }) });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const fresh = () => 'spray-' + randomBytes(6).toString('hex') + '@example.com';
 
