@@ -21,7 +21,6 @@ const HEAVY_FILES = [
   'test/unit/layers.test.ts', // dependency-cruiser over the whole tree, once per injected violation
   // Moved for issue 52, each with its time in the default `npm test` (warm synthesis cache, load 5 to 7 on 2 cores):
   'test/infra/sign-in-descriptor.test.ts', // 33.8 s: prod and staging synthesized with five signInTools settings
-  'test/integration/trusted-devices.test.ts', // 29.1 s: 60 hours of an attacker's guesses, argon2id at its real cost
   'test/infra/asset.test.ts', // 19.8 s: prod bundled for real (esbuild, npm install into each asset), twice
   'test/unit/password-hashes.test.ts', // 11.1 s: a hash of every accepted shape verified at each ceiling's edge
   'test/unit/password-policy.test.ts', // 10.3 s: the import's policy over the full lists

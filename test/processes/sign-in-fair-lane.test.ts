@@ -1,6 +1,7 @@
 /**
  * The costly lane is fair (docs/adr/0027-fair-lane-and-migrated-users.md), through the built sign-in
- * package (packages/sign-in/dist, built here) in a child process of its own, against DynamoDB Local: an
+ * package (packages/sign-in/dist, built here) in a child process of its own, on `npm start`'s DynamoDB Local
+ * (test/support/npm-start-world.ts), reading the descriptor npm start wrote: an
  * attacker keeps 40 wrong guesses in flight, each sent 50 ms after the last answer, at 10 accounts whose
  * hashes sit at the import's ceilings, while 20 migrated users at bcrypt 10 whom nobody attacks sign in
  * (each retrying after `retryAfterSeconds` when told `busy`) and a user at the stage's setting signs in
@@ -13,7 +14,7 @@
  * `busy` answers that known and unknown probes get meanwhile are printed (what the ADR measures).
  */
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { pbkdf2Sync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,37 +25,35 @@ import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { HASH_CEILINGS } from '#domain/password-hashes';
-import { formatArgon2Setting } from '#platform/config';
 import { FRESH_PLACE, LANE_OVERHEAD_MIB } from '#sign-in/domain/costly-lane';
 import { LANE_SAMPLES } from '#sign-in/domain/lane-ghosts';
 import { hashTag } from '#sign-in/domain/sign-in-attempts';
 import { SIGN_IN_MEMORY_BOUND_MIB } from '#sign-in/domain/sign-in-memory';
-import { processStores } from '#store/stores';
+import { createStores, processStores, type Stores } from '#store/stores';
 import { signInStateKey, userKey } from '#store/table-layout';
-import { handler as createUser } from '../../functions/createUser/handler';
-import { invoke } from '../support/events';
-import { newOwner, uniqueEmail } from '../support/local';
+import { uniqueEmail } from '../support/local';
+import { type SignInWorld, startSignInWorld } from '../support/npm-start-world';
 import { ROOT } from '../support/processes';
 
 jest.setTimeout(600_000);
-const { config, stores } = processStores();
+const { config } = processStores();
 const dir = mkdtempSync(join(tmpdir(), 'sign-in-fair-lane-'));
 
-beforeAll(() => {
-  const build = spawnSync('npm', ['run', '-s', 'build', '--workspace', 'packages/sign-in'], { cwd: ROOT, encoding: 'utf8' });
-  expect(build.status).toBe(0);
+let w: SignInWorld;
+let stores: Stores;
+beforeAll(async () => {
+  w = await startSignInWorld('fair-lane');
+  stores = createStores(config, w.db);
+}, 300_000);
+afterAll(async () => {
+  await w?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What both scripts start with: the built package's sign-in, on the engine and tables the input names. */
-const TOOL = `import { createSignIn } from ${JSON.stringify(pathToFileURL(join(ROOT, 'packages/sign-in/dist/index.js')).href)};
+const TOOL = `import { createSignIn, descriptorFromFile } from ${JSON.stringify(pathToFileURL(join(ROOT, 'packages/sign-in/dist/index.js')).href)};
 const input = JSON.parse(process.argv[2]);
-const tool = createSignIn({
-  usersTable: input.usersTable,
-  signInTable: input.signInTable,
-  argon2Setting: input.argon2Setting,
-  dynamodb: { endpoint: input.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
-});
+const tool = createSignIn({ descriptor: descriptorFromFile(input.descriptorFile) });
 const { ownerId } = input;
 `;
 
@@ -106,8 +105,8 @@ console.log(JSON.stringify(result));
 `;
 
 it('under 40 wrong guesses in flight at 10 ceiling-hash accounts, at least 19 of 20 migrated bcrypt-10 users get ok within 3 tries, the process within its memory bound', async () => {
-  const made = await newOwner('fair-lane');
-  const ownerId = (await stores.owners.findOwner(made.ownerEmail))!.ownerId;
+  const made = await w.newOwner('fair-lane');
+  const { ownerId } = made;
   const ceilings = [
     await argon2Hash('the ceiling password', { algorithm: 2, memoryCost: HASH_CEILINGS.argon2.memoryKiB, timeCost: 10, parallelism: 8 }),
     bcrypt.hashSync('the ceiling password', HASH_CEILINGS.bcryptCost),
@@ -122,15 +121,12 @@ it('under 40 wrong guesses in flight at 10 ceiling-hash accounts, at least 19 of
   for (const { email, password } of migrated)
     await stores.users.createUser({ ownerId, email, passwordHash: await bcrypt.hash(password, 10), shouldResetPassword: false });
   const stageEmail = uniqueEmail('stage');
-  expect((await invoke(createUser, { user_email: stageEmail, user_password: 'the stage password' }, made.apiKey)).status).toBe(200);
+  await w.create(stageEmail, 'the stage password', false, made);
 
   const script = join(dir, 'attack.mjs');
   writeFileSync(script, SCRIPT);
   const input = {
-    usersTable: config.usersTableName,
-    signInTable: config.signInTableName,
-    argon2Setting: formatArgon2Setting(config.argon2),
-    endpoint: process.env.DYNAMODB_ENDPOINT!,
+    descriptorFile: w.descriptorFile,
     ownerId,
     attacked,
     migrated,
@@ -230,8 +226,7 @@ console.log(JSON.stringify({ quiet: outcomes.slice(0, input.quiet.length), devic
 `;
 
 it('under a spray of wrong guesses at 40 fresh e-mails in flight, unattacked migrated users get ok and a must-reset user’s trusted device must-reset, within 2 tries, never busy twice', async () => {
-  const made = await newOwner('fair-lane-spray');
-  const ownerId = (await stores.owners.findOwner(made.ownerEmail))!.ownerId;
+  const { ownerId } = await w.newOwner('fair-lane-spray');
   const user = async (tag: string, shouldResetPassword = false) => {
     const email = uniqueEmail(tag);
     const password = `${tag} password ${email}`;
@@ -251,10 +246,7 @@ it('under a spray of wrong guesses at 40 fresh e-mails in flight, unattacked mig
   const script = join(dir, 'spray.mjs');
   writeFileSync(script, SPRAY);
   const input = {
-    usersTable: config.usersTableName,
-    signInTable: config.signInTableName,
-    argon2Setting: formatArgon2Setting(config.argon2),
-    endpoint: process.env.DYNAMODB_ENDPOINT!,
+    descriptorFile: w.descriptorFile,
     ownerId,
     warmUp: warmUp.map(({ email }) => email),
     quiet,

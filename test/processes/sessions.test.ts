@@ -1,61 +1,45 @@
 /**
- * Sessions that end (packages/sign-in/src/domain/sessions.ts, docs/adr/0033-sessions-that-end.md), through the
- * sign-in package's entry on DynamoDB Local, on users the service stored, with a fake clock: checkSession
- * answers `ended` after an API reset, a deletion (and for a re-created user), an owner's reset of its own
- * account, a change of password from another session, a revocation of the user's devices (all, or the
- * session's own), and past the lifetime; `valid` otherwise (a wrong attempt, another device's sign-in, a
- * rehash); a forged value, another user's or owner's, a value of another type is `ended`; and each
- * answer takes one DynamoDB call, cold process or warm.
+ * Sessions that end (docs/adr/0033-sessions-that-end.md), through the built sign-in package on `npm start`'s
+ * DynamoDB Local, with a fake clock (test/support/npm-start-world.ts): checkSession answers `ended` after a
+ * reset through npm start's API, a deletion (and for a re-created user), `admin reset-owner-password` on an
+ * owner's own account, a change of password from another session, a revocation of the user's devices (all,
+ * or the session's own), and past the lifetime; `valid` otherwise (a wrong attempt, another device's
+ * sign-in, a rehash); a forged value, another user's or owner's, a value of another type is `ended`; and
+ * each answer takes one DynamoDB call, counted at the gate, cold process or warm.
  */
 
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import bcrypt from 'bcryptjs';
-import { resetOwnerPassword } from '#domain/owners';
-import { formatArgon2Setting } from '#platform/config';
-import { checkSession as checkSessionRule } from '#sign-in/domain/sessions';
-import { createSignInStore } from '#sign-in/store/sign-in-store';
-import { localConnection } from '#store/client';
 import { processStores } from '#store/stores';
 import { userKey } from '#store/table-layout';
-import { handler as createUser } from '../../functions/createUser/handler';
-import { handler as deleteUser } from '../../functions/deleteUser/handler';
-import { handler as resetUserPassword } from '../../functions/resetUserPassword/handler';
-import { createSignIn, SESSION } from '../../packages/sign-in/src/index';
-import { ownerWithId } from '../hardening/support/world';
-import { invoke } from '../support/events';
+import type { SignIn } from '../../packages/sign-in/src/index';
 import { uniqueEmail } from '../support/local';
+import { type SignInWorld, startSignInWorld, type WorldOwner } from '../support/npm-start-world';
 
-const { config, stores } = processStores();
-const endpoint = process.env.DYNAMODB_ENDPOINT!;
-let clock = Date.now();
-const tool = createSignIn({
-  usersTable: config.usersTableName,
-  signInTable: config.signInTableName,
-  argon2Setting: formatArgon2Setting(config.argon2),
-  dynamodb: localConnection(endpoint),
-  now: () => clock,
-});
-
-type Owner = Awaited<ReturnType<typeof ownerWithId>>;
-let owner: Owner;
-let other: Owner;
+jest.setTimeout(60_000);
+const { config } = processStores();
+let w: SignInWorld;
+let tool: SignIn;
+let time: { now: number };
+let owner: WorldOwner;
+let other: WorldOwner;
 beforeAll(async () => {
-  [owner, other] = await Promise.all([ownerWithId('sessions'), ownerWithId('sessions-other')]);
-});
-afterAll(() => tool.close());
+  w = await startSignInWorld('sessions');
+  ({ tool, owner, clock: time } = w);
+  other = await w.newOwner('sessions-other');
+}, 300_000);
+afterAll(() => w?.close());
 
 const PASSWORD = 'a long enough passphrase 1';
-const create = async (email: string, as = owner) =>
-  expect((await invoke(createUser, { user_email: email, user_password: PASSWORD }, as.apiKey)).status).toBe(200);
+const create = (email: string, as = owner) => w.create(email, PASSWORD, false, as);
 /** A session the user starts with a sign-in (a fresh device, or the one `deviceCookie` names). */
-async function start(email: string, as = owner, deviceCookie?: string, on = tool) {
-  const result = await on.signIn({ ownerId: as.ownerId, email, password: PASSWORD, ...(deviceCookie && { deviceCookie }) });
+async function start(email: string, as = owner, deviceCookie?: string) {
+  const result = await w.signIn(email, PASSWORD, deviceCookie, as);
   if (result.outcome !== 'ok') throw new Error(`sign-in answered ${result.outcome}`);
   return result;
 }
-const check = (email: string, session: unknown, as = owner, on = tool) => on.checkSession({ ownerId: as.ownerId, email, session });
+const check = (email: string, session: unknown, as = owner) => tool.checkSession({ ownerId: as.ownerId, email, session });
 const valid = { outcome: 'valid' };
 const ended = { outcome: 'ended' };
 
@@ -65,7 +49,7 @@ describe('checkSession ends a session', () => {
     await create(email);
     const { session } = await start(email);
     expect(await check(email, session)).toEqual(valid);
-    expect((await invoke(resetUserPassword, { user_email: email, new_password: PASSWORD }, owner.apiKey)).status).toBe(200);
+    expect(await w.api('resetUserPassword', { user_email: email, new_password: PASSWORD })).toBe(200);
     expect(await check(email, session)).toEqual(ended);
     const again = await start(email);
     expect(await check(email, again.session)).toEqual(valid);
@@ -76,7 +60,7 @@ describe('checkSession ends a session', () => {
     const email = uniqueEmail('deleted');
     await create(email);
     const { session } = await start(email);
-    expect((await invoke(deleteUser, { user_email: email }, owner.apiKey)).status).toBe(200);
+    expect(await w.api('deleteUser', { user_email: email })).toBe(200);
     expect(await check(email, session)).toEqual(ended);
     await create(email);
     expect(await check(email, session)).toEqual(ended);
@@ -84,12 +68,12 @@ describe('checkSession ends a session', () => {
   });
 
   it("after admin reset-owner-password, on the owner's own account", async () => {
-    const own = await ownerWithId('sessions-own');
-    const first = await resetOwnerPassword(stores.owners, own.ownerEmail, config);
-    const signedIn = await tool.signIn({ ownerId: own.ownerId, email: own.ownerEmail, password: first.password });
+    const own = await w.newOwner('sessions-own');
+    const password = await w.resetOwnerPassword(own.ownerEmail);
+    const signedIn = await tool.signIn({ ownerId: own.ownerId, email: own.ownerEmail, password });
     if (signedIn.outcome !== 'ok') throw new Error(signedIn.outcome);
     expect(await check(own.ownerEmail, signedIn.session, own)).toEqual(valid);
-    await resetOwnerPassword(stores.owners, own.ownerEmail, config);
+    await w.resetOwnerPassword(own.ownerEmail);
     expect(await check(own.ownerEmail, signedIn.session, own)).toEqual(ended);
   });
 
@@ -130,9 +114,9 @@ describe('checkSession ends a session', () => {
     const email = uniqueEmail('lifetime');
     await create(email);
     const { session } = await start(email);
-    clock += SESSION.lifetimeHours * 3_600_000 - 1_000;
+    time.now += w.dist.SESSION.lifetimeHours * 3_600_000 - 1_000;
     expect(await check(email, session)).toEqual(valid);
-    clock += 1_000;
+    time.now += 1_000;
     expect(await check(email, session)).toEqual(ended);
   });
 });
@@ -145,7 +129,7 @@ describe('checkSession keeps a session', () => {
     expect((await tool.signIn({ ownerId: owner.ownerId, email, password: 'not the password at all' })).outcome).toBe('wrong');
     await start(email);
     // An imported bcrypt hash of the same password, upgraded by the next sign-in: a rehash, no change of password.
-    await stores.client.send(
+    await w.db.send(
       new UpdateCommand({
         TableName: config.usersTableName,
         Key: userKey(owner.ownerId, email),
@@ -154,7 +138,7 @@ describe('checkSession keeps a session', () => {
       }),
     );
     const rehashed = await start(email, owner, first.deviceCookie);
-    const { Item } = await stores.client.send(new GetCommand({ TableName: config.usersTableName, Key: userKey(owner.ownerId, email) }));
+    const { Item } = await w.db.send(new GetCommand({ TableName: config.usersTableName, Key: userKey(owner.ownerId, email) }));
     expect(Item?.password_hash).toMatch(/^\$argon2id\$/);
     expect(await check(email, first.session)).toEqual(valid);
     expect(await check(email, rehashed.session)).toEqual(valid);
@@ -197,34 +181,19 @@ describe('one DynamoDB call', () => {
     const email = uniqueEmail('calls');
     await create(email);
     const { session } = await start(email);
-    const sent: string[] = [];
-    const client = DynamoDBDocumentClient.from(new DynamoDBClient(localConnection(endpoint)));
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        sent.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'finalizeRequest', name: 'countCommands' },
-    );
-    // A process that has not read the owner's key yet: the module's own store, on a client that counts.
-    const store = createSignInStore(client, { usersTable: config.usersTableName, signInTable: config.signInTableName });
+    // A tool's process that has not read the owner's key yet, its calls counted at the gate.
+    const cold = w.newTool();
     const checkWith = async (input: { email: string; session: unknown }) => {
-      sent.length = 0;
-      const result = await checkSessionRule({ store, now: () => clock }, { ownerId: owner.ownerId, ...input });
-      return { result, sent: [...sent] };
+      w.gate.calls.length = 0;
+      const result = await cold.checkSession({ ownerId: owner.ownerId, ...input });
+      return { result, calls: [...w.gate.calls] };
     };
-    try {
-      const one = ['BatchGetItemCommand'];
-      expect(await checkWith({ email, session })).toEqual({ result: valid, sent: one });
-      expect(await checkWith({ email, session })).toEqual({ result: valid, sent: one });
-      expect(await checkWith({ email: uniqueEmail('nobody'), session })).toEqual({ result: ended, sent: one });
-      expect(await checkWith({ email, session: `${session.slice(0, -8)}AAAAAAAA` })).toEqual({
-        result: ended,
-        sent: one,
-      });
-      expect(await checkWith({ email, session: 42 })).toEqual({ result: ended, sent: [] });
-    } finally {
-      client.destroy();
-    }
+    // Cold, the one call reads the owner's key too (a third item); warm, the profile and the sign-in state.
+    expect(await checkWith({ email, session })).toEqual({ result: valid, calls: ['BatchGetItem:3'] });
+    const one = ['BatchGetItem:2'];
+    expect(await checkWith({ email, session })).toEqual({ result: valid, calls: one });
+    expect(await checkWith({ email: uniqueEmail('nobody'), session })).toEqual({ result: ended, calls: one });
+    expect(await checkWith({ email, session: `${session.slice(0, -8)}AAAAAAAA` })).toEqual({ result: ended, calls: one });
+    expect(await checkWith({ email, session: 42 })).toEqual({ result: ended, calls: [] });
   });
 });
