@@ -92,6 +92,17 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /**
+ * Milliseconds `work` took, and milliseconds of this process's CPU (every thread's: the SDK's, and
+ * argon2's on libuv's pool) meanwhile. DynamoDB Local's own CPU is another process's.
+ */
+export async function cpuTimed(work: () => Promise<unknown>): Promise<{ ms: number; cpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const ms = await timed(work);
+  const used = process.cpuUsage(cpu);
+  return { ms, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/**
  * `rounds` rounds of `perRound` steps; each step returns the milliseconds of each of its arms. The
  * result: per arm, per round, each step's milliseconds.
  */
