@@ -1,8 +1,8 @@
 /**
  * `import-users` and `export-users`: moving users in and out of an owner's tool (docs/migration.md).
  * The file is read line by line and written through a bounded number of concurrent conditional
- * puts, so memory does not grow with the file but for the e-mails seen (kept to report duplicates;
- * test/slow/import-memory.test.ts); a rerun finishes an import that stopped half way.
+ * puts, so memory does not grow with the file but for a digest of each e-mail seen (seen-emails.ts,
+ * kept to report duplicates); a rerun finishes an import that stopped half way.
  */
 
 import { once } from 'node:events';
@@ -15,6 +15,7 @@ import { decideLine, IMPORT_REASONS, type ImportCandidate, type ImportCounts, ty
 import type { PasswordSettings } from '#platform/config';
 import { createReport, fileLines, openImportFile } from './import-file';
 import { UsageError } from './key-commands';
+import { seenEmails } from './seen-emails';
 
 export const TRANSFER_USAGE = `  import-users <owner-email> <file> [--dry-run] [--report FILE]
                                 import users (newline-delimited JSON) with their password hashes
@@ -129,7 +130,7 @@ async function runImport(
   const progress = importProgress(stderr, files.size);
   const passwords = context.passwords();
   const counts: ImportCounts = { imported: 0, exists: 0, failed: 0 };
-  const seen = new Map<string, number>();
+  const seen = seenEmails();
   const inFlight = new Set<Promise<void>>();
   let stopped: unknown;
   let lineNumber = 0;
@@ -172,12 +173,11 @@ async function runImport(
       fail(lineNumber, decision.userEmail, decision.failed);
       return;
     }
-    const first = seen.get(decision.candidate.email);
+    const first = seen.firstLine(decision.candidate.email, lineNumber);
     if (first !== undefined) {
       fail(lineNumber, decision.candidate.email, IMPORT_REASONS.duplicate(first));
       return;
     }
-    seen.set(decision.candidate.email, lineNumber);
     const task: Promise<void> = write(decision.candidate, lineNumber).then(
       () => void inFlight.delete(task),
       (error: unknown) => {
