@@ -69,7 +69,8 @@ export const signInMeasurement = (name: string, outcome: Outcome): Measurement =
   title: `sign-in ${outcome.title}, against the same verification and DynamoDB requests bare`,
   async run(env: Env) {
     const { endpoint, stores, owner, config } = await env.dynamodb();
-    let recorded: WireRequest[] | undefined;
+    /** The requests as the SDK hands them over: turned into WireRequests after the call, outside its timing. */
+    let recorded: Parameters<Handler['handle']>[0][] | undefined;
     type Handler = {
       handle(request: { headers: Record<string, string>; body: unknown }, options?: unknown): Promise<unknown>;
       destroy?(): void;
@@ -86,7 +87,7 @@ export const signInMeasurement = (name: string, outcome: Outcome): Measurement =
         // Every request the package sends, as sent: what its floor replays.
         requestHandler: {
           handle(request: Parameters<Handler['handle']>[0], options?: unknown) {
-            recorded?.push(wireRequest(request));
+            recorded?.push(request);
             return inner.handle(request, options);
           },
         } as never,
@@ -96,9 +97,11 @@ export const signInMeasurement = (name: string, outcome: Outcome): Measurement =
     const replay = replayer(bare);
     const storedHash = await hash(PASSWORD, { algorithm: 2, ...env.setting });
     const during = async <T>(work: () => Promise<T>) => {
-      recorded = [];
+      const list: Parameters<Handler['handle']>[0][] = [];
+      recorded = list;
       try {
-        return { result: await work(), requests: recorded };
+        const result = await work();
+        return { result, requests: () => list.map(wireRequest) };
       } finally {
         recorded = undefined;
       }
@@ -124,19 +127,20 @@ export const signInMeasurement = (name: string, outcome: Outcome): Measurement =
       },
       async mirrored(work) {
         const { result, requests } = await during(work);
-        await replay(requests);
+        await replay(requests());
         return result;
       },
     };
     const { call, expect, verifies, floorWork } = await outcome.prepare(kit);
     let callCount = 0;
     const step = async () => {
-      let requests: WireRequest[] = [];
+      let made: (() => WireRequest[]) | undefined;
       const module = await cpuTimed(async () => {
         const done = await during(call);
         if (done.result.outcome !== expect) throw new Error(`${name}: expected ${expect}, got ${done.result.outcome}`);
-        requests = done.requests;
+        made = done.requests;
       });
+      const requests = made!();
       let calls = 0;
       const floor = await cpuTimed(async () => {
         if (verifies !== undefined) await verifyHash(storedHash, verifies);

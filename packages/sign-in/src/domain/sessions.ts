@@ -22,7 +22,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { normalizeEmail } from '@white-label-user-management/shared/domain/email';
 import type { SessionResult } from '../types';
 import { MAX_EMAIL_OCTETS } from './sign-in-inputs';
-import { passwordBinding } from './trusted-devices';
+import { hmacKey, passwordBinding } from './trusted-devices';
 
 /** A session's absolute lifetime from the success that started it (OWASP ASVS 5.0, 7.3.2): then the user signs in again. */
 export const SESSION_LIFETIME_HOURS = 12;
@@ -53,7 +53,7 @@ const MAC_BYTES = 16;
 const SESSION_PATTERN = /^([A-Za-z0-9_-]{22})\.([0-9]{1,12})\.([A-Za-z0-9_-]{22})$/;
 
 const mac = (ownerKey: Buffer, ownerId: string, email: string, binding: string, deviceId: string, start: number): Buffer =>
-  createHmac('sha256', ownerKey)
+  createHmac('sha256', hmacKey(ownerKey))
     .update(JSON.stringify(['session', ownerId, email, binding, deviceId, start]))
     .digest()
     .subarray(0, MAC_BYTES);

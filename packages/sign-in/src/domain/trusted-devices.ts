@@ -21,7 +21,7 @@
  * Only its own failures count there: another device's never take its trust away (docs/adr/0030-trust-per-device.md).
  */
 
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** How long a cookie is valid after the success that issued it (each success issues a fresh one). */
 export const DEVICE_COOKIE_DAYS = 30;
@@ -75,8 +75,21 @@ export interface PresentedDevice {
 /** The stored digest of a cookie's secret. */
 export const secretDigest = (secret: string): string => createHash('sha256').update(secret).digest('base64url');
 
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+/**
+ * The owner's device key as a KeyObject, made once per key (the store caches the Buffer): given a Buffer,
+ * createHmac prepares a key on every call, most of an HMAC's CPU here.
+ */
+export function hmacKey(ownerKey: Buffer): KeyObject {
+  const known = keyObjects.get(ownerKey);
+  if (known) return known;
+  const key = createSecretKey(ownerKey);
+  keyObjects.set(ownerKey, key);
+  return key;
+}
+
 const seal = (ownerKey: Buffer, ownerId: string, email: string, deviceId: string, secret: string): Buffer =>
-  createHmac('sha256', ownerKey).update(`${ownerId}\n${email}\n${deviceId}\n${secret}`).digest().subarray(0, SEAL_BYTES);
+  createHmac('sha256', hmacKey(ownerKey)).update(`${ownerId}\n${email}\n${deviceId}\n${secret}`).digest().subarray(0, SEAL_BYTES);
 
 /** Whether a value has a cookie's shape: checked before anything else, so a megabyte of junk costs a regular expression on its length. */
 export const looksLikeDeviceCookie = (value: unknown): value is string =>
