@@ -29,6 +29,16 @@ const HEAVY_FILES = [
   'test/hardening/alarm-metrics.test.ts', // 15.9 s (after the seven above): prod synthesized with the online password check on
 ].map((file) => `<rootDir>/${file}`);
 
+/**
+ * The files CI runs one at a time after the others (with the `slow` project), since they bound a
+ * peak of memory or a time against another measured in the same process: two workers sharing the
+ * two cores would move those. The other projects run on two workers in CI.
+ */
+const ALONE_FILES = [
+  'test/processes/sign-in-fair-lane.test.ts', // a spray's peak memory and the quiet users' tries while the lane is full
+  'test/processes/sign-in-package.test.ts', // a burst's time against a quiet run's, and its peak memory
+].map((file) => `<rootDir>/${file}`);
+
 // The base stages synthesized once into the synthesis cache, for the projects whose tests read it.
 const synthesized = { globalSetup: '<rootDir>/test/support/synth-setup.ts' };
 const project = (displayName, testMatch, more = {}) => ({ ...common, displayName, testMatch, ...more });
@@ -53,10 +63,11 @@ export default {
     // CI only: the files above, by name.
     project('heavy', HEAVY_FILES, synthesized),
     // CI only: the admin CLI, npm start, the docs page in Chromium, synth and the built packages as real child processes.
-    project('processes', folder('processes'), synthesized),
+    project('processes', folder('processes'), { testPathIgnorePatterns: ALONE_FILES, ...synthesized }),
     // CI only: each Lambda asset run on arm64 Node under qemu.
     project('arm64', folder('arm64')),
-    // CI only, alone: imports of 10,000 and 100,000 users, measuring memory (it loads the engine and both cores).
-    project('slow', folder('slow')),
+    // CI only, alone: imports of 10,000 and 100,000 users, measuring memory (it loads the engine and both
+    // cores), and the files above.
+    project('slow', [...folder('slow'), ...ALONE_FILES]),
   ],
 };
