@@ -60,7 +60,7 @@ export function createEnv(root: string, small: boolean): Env {
 
   const startDynamo = async (): Promise<Dynamo> => {
     progress('DynamoDB Local: starting in memory');
-    const local = await startDynamoDbLocal({ port: await freePort() });
+    const local = await startDynamoDbLocal({ port: await freePort(), optimizing: true });
     children.push(local.process);
     Object.assign(process.env, {
       DYNAMODB_ENDPOINT: local.endpoint,

@@ -102,13 +102,21 @@ export interface DynamoDbLocal {
   readonly ready: Promise<void>;
 }
 
+export interface EngineOptions {
+  readonly port: number;
+  /** Where its data is kept; in memory when omitted. */
+  readonly dataDir?: string;
+  /** The JVM's optimizing compiler as well, for an engine that serves a whole test run or a bench: hundreds of thousands of requests. */
+  readonly optimizing?: boolean;
+}
+
 /**
  * Spawns DynamoDB Local on 127.0.0.1:`port` only, keeping data under `dataDir` (in memory when
  * omitted). Readiness is the launcher's own line after it bound the port, so another engine
  * already answering on that port is never mistaken for this one. The process exits by itself
  * when this Node process goes away (its standard input closes).
  */
-export function launchDynamoDbLocal(options: { port: number; dataDir?: string }): DynamoDbLocal {
+export function launchDynamoDbLocal(options: EngineOptions): DynamoDbLocal {
   assertJava();
   const { jar, libraries } = distribution();
   const classes = compiledLauncher(jar);
@@ -120,11 +128,11 @@ export function launchDynamoDbLocal(options: { port: number; dataDir?: string })
     // not need), and it shares those cores with the service. Ignored by a JVM without it.
     '-XX:+IgnoreUnrecognizedVMOptions',
     '-XX:+UseParallelGC',
-    // The client compiler only (C1): a local engine lives for minutes and thousands of requests,
+    // The client compiler only (C1), unless asked: npm start's engine answers thousands of requests,
     // where the optimizing compiler's own work costs more than it saves. Measured on two cores with
     // JDK 17, starting and answering the first few thousand requests takes about half the CPU; at a
     // hundred thousand imported items the CPU is even and the time about a sixth longer.
-    '-XX:TieredStopAtLevel=1',
+    ...(options.optimizing ? [] : ['-XX:TieredStopAtLevel=1']),
     `-Djava.library.path=${libraries}`,
     '-cp',
     [classes, jar].join(process.platform === 'win32' ? ';' : ':'),
@@ -186,10 +194,7 @@ export function launchDynamoDbLocal(options: { port: number; dataDir?: string })
 }
 
 /** Starts DynamoDB Local (see {@link launchDynamoDbLocal}) and resolves once it answers. */
-export async function startDynamoDbLocal(options: {
-  port: number;
-  dataDir?: string;
-}): Promise<{ endpoint: string; process: ChildProcess }> {
+export async function startDynamoDbLocal(options: EngineOptions): Promise<{ endpoint: string; process: ChildProcess }> {
   const started = launchDynamoDbLocal(options);
   await started.ready;
   return { endpoint: started.endpoint, process: started.process };

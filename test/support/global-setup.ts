@@ -19,7 +19,7 @@ export default async function globalSetup(): Promise<void> {
     }
     return;
   }
-  const { endpoint, process: child } = await startDynamoDbLocal({ port: await freePort() });
+  const { endpoint, process: child } = await startDynamoDbLocal({ port: await freePort(), optimizing: true });
   (globalThis as { dynamodbLocal?: typeof child }).dynamodbLocal = child;
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.USERS_TABLE_NAME = LOCAL_TABLES.usersTableName;
