@@ -8,7 +8,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,8 +33,33 @@ export function cookieOf(result: SignInPackage.SignInResult): string {
 export type WorldOwner = { ownerId: string; ownerEmail: string; apiKey: string };
 export type SignInWorld = Awaited<ReturnType<typeof startSignInWorld>>;
 
-/** Builds the sign-in package into its dist/ folder, as `npm install` does. */
+/** What the sign-in package's dist/ is built from (codegen/packages.ts bundles the shared workspace into it). */
+const BUILT_FROM = [
+  'packages/sign-in/src',
+  'packages/sign-in/package.json',
+  'functions/shared',
+  'codegen/packages.ts',
+  'scripts/build-packages.ts',
+];
+
+/** Whether dist/ was written after the last change to anything it is built from (as make decides). */
+function signInPackageCurrent(): boolean {
+  const outputs = ['index.js', 'index.d.ts'].map((file) => join(ROOT, 'packages/sign-in/dist', file));
+  if (!outputs.every((file) => existsSync(file))) return false;
+  const builtAt = Math.min(...outputs.map((file) => statSync(file).mtimeMs));
+  const inputs = BUILT_FROM.flatMap((path) =>
+    statSync(join(ROOT, path)).isDirectory()
+      ? (readdirSync(join(ROOT, path), { recursive: true }) as string[])
+          .filter((file) => !/(^|\/)node_modules(\/|$)/.test(file))
+          .map((file) => join(ROOT, path, file))
+      : [join(ROOT, path)],
+  );
+  return inputs.every((file) => statSync(file).mtimeMs < builtAt);
+}
+
+/** Builds the sign-in package into its dist/ folder, as `npm install` does, unless it is current. */
 function buildSignInPackage(): void {
+  if (signInPackageCurrent()) return;
   const build = spawnSync('npm', ['run', '-s', 'build', '--workspace', 'packages/sign-in'], { cwd: ROOT, encoding: 'utf8' });
   expect([build.status, build.error]).toEqual([0, undefined]);
 }
