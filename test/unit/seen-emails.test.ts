@@ -1,7 +1,8 @@
 /**
  * The import's duplicate check (admin/seen-emails.ts): exact over 200,000 distinct e-mails, among
- * which some share the 30-bit bucket (the check counts them, so the shared path is taken), and
- * every repeat answers the line the e-mail was first seen on.
+ * which some share the first 30 bits of their digest (the check counts them: they take the same
+ * slot of any table up to 2^30, so the probe passes an unequal digest), and every repeat answers
+ * the line the e-mail was first seen on.
  */
 
 import { createHash } from 'node:crypto';
