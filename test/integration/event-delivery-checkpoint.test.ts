@@ -9,7 +9,7 @@ import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { createOwner } from '#domain/owners';
 import { createUser, deleteUser } from '#domain/users';
 import { LOCAL_TABLES } from '#store/local-engine';
@@ -19,6 +19,10 @@ import { readEvents, startTestDelivery } from '../support/lifecycle-events';
 import { uniqueEmail } from '../support/local';
 import { waitFor } from '../support/poll';
 import { runScript } from '../support/processes';
+
+// Each test starts a delivery, waits up to 5 s for an event, then starts another: jest's 5 s default
+// is below its own waits, and CI's two loaded workers reached it (a failure, not a target).
+jest.setTimeout(30_000);
 
 const { config, stores } = processStores();
 
